@@ -1,0 +1,188 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one error every Courier call throws: what went wrong, in a case you can
+/// switch over, with the response and the underlying error attached where
+/// there is one.
+///
+/// ```swift
+/// do {
+///     let user = try await provider.request(.user(42), decoding: User.self)
+/// } catch .statusCode(let response) where response.statusCode == 404 {
+///     showNotFound()
+/// } catch .noConnection, .serverUnreachable, .timedOut {
+///     showOfflineBanner()
+/// } catch {
+///     print(error) // a sentence that says what happened and what to do
+/// }
+/// ```
+public enum NetworkError: Error, Sendable {
+    /// The request could not be built (an invalid URL, parameters that cannot
+    /// be encoded, an `Encodable` that threw, a refused request). Nothing was
+    /// sent.
+    case requestBuildFailed(any Error)
+    /// The device has no network connection.
+    case noConnection(any Error)
+    /// The server could not be reached: its host name did not resolve, or it
+    /// refused the connection.
+    case serverUnreachable(any Error)
+    /// The server did not answer within the time-out.
+    case timedOut(any Error)
+    /// The connection was lost while the request was under way.
+    case connectionLost(any Error)
+    /// The request was cancelled: its Swift task or its `Cancellable` was
+    /// cancelled.
+    case cancelled
+    /// The response's status code is outside the target's `validationType`.
+    case statusCode(Response)
+    /// The response could not be mapped to the requested type.
+    case mappingFailed(Response, any Error)
+    /// Authentication failed: the credentials could not be refreshed or were
+    /// refused. The underlying error says why.
+    case authenticationFailed(any Error)
+    /// A plugin failed for a reason of its own; `plugin` names it.
+    case plugin(String, any Error)
+    /// Any other transport failure (a TLS error, too many redirects, a response
+    /// that is not HTTP).
+    case transport(any Error)
+}
+
+// MARK: - Context
+
+extension NetworkError {
+    /// The response, for the cases that have one.
+    public var response: Response? {
+        switch self {
+        case .statusCode(let response), .mappingFailed(let response, _): response
+        default: nil
+        }
+    }
+
+    /// The error underneath, for the cases that wrap one.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case .requestBuildFailed(let error), .noConnection(let error), .serverUnreachable(let error),
+             .timedOut(let error), .connectionLost(let error), .mappingFailed(_, let error),
+             .authenticationFailed(let error), .plugin(_, let error), .transport(let error):
+            error
+        case .cancelled, .statusCode:
+            nil
+        }
+    }
+
+    /// Whether the request was cancelled.
+    public var isCancelled: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+}
+
+// MARK: - Classifying transport errors
+
+extension NetworkError {
+    /// Classifies any error from a transport, a plugin or Foundation: a
+    /// `NetworkError` stays as it is, `CancellationError` becomes
+    /// `.cancelled`, `URLError` and POSIX socket errors become the case that
+    /// names their cause, anything else `.transport`.
+    ///
+    /// Custom transports use this so their errors look like
+    /// `URLSessionTransport`'s.
+    public init(transportError error: any Error) {
+        if let error = error as? NetworkError {
+            self = error
+        } else if error is CancellationError {
+            self = .cancelled
+        } else if let error = error as? URLError {
+            self = Self.classify(error)
+        } else if let error = error as? POSIXError {
+            self = Self.classify(error)
+        } else {
+            self = .transport(error)
+        }
+    }
+
+    private static func classify(_ error: URLError) -> NetworkError {
+        switch error.code {
+        case .cancelled, .userCancelledAuthentication:
+            .cancelled
+        case .timedOut:
+            .timedOut(error)
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive:
+            .noConnection(error)
+        case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed:
+            .serverUnreachable(error)
+        case .networkConnectionLost:
+            .connectionLost(error)
+        case .badURL, .unsupportedURL:
+            .requestBuildFailed(error)
+        default:
+            .transport(error)
+        }
+    }
+
+    private static func classify(_ error: POSIXError) -> NetworkError {
+        switch error.code {
+        case .ECONNREFUSED, .EHOSTUNREACH, .EHOSTDOWN:
+            .serverUnreachable(error)
+        case .ENETUNREACH, .ENETDOWN:
+            .noConnection(error)
+        case .ETIMEDOUT:
+            .timedOut(error)
+        case .ECONNRESET, .EPIPE, .ECONNABORTED, .ENOTCONN:
+            .connectionLost(error)
+        case .ECANCELED:
+            .cancelled
+        default:
+            .transport(error)
+        }
+    }
+}
+
+// MARK: - Descriptions
+
+extension NetworkError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .requestBuildFailed(let error):
+            "The request could not be built, so nothing was sent: \(error). Check the target's URL, parameters and body."
+        case .noConnection(let error):
+            "The device is offline (\(Self.detail(error))). Check the network connection and try again."
+        case .serverUnreachable(let error):
+            "The server could not be reached (\(Self.detail(error))). Check the base URL and that the server is running."
+        case .timedOut(let error):
+            "The server did not answer in time (\(Self.detail(error))). Try again, or raise the target's timeout."
+        case .connectionLost(let error):
+            "The connection was lost during the request (\(Self.detail(error))). Try again; the server may have closed it."
+        case .cancelled:
+            "The request was cancelled before it finished."
+        case .statusCode(let response):
+            "The server answered \(response.statusCode)\(Self.url(response)), which the target's validation does not accept. "
+                + "The response is attached as error.response."
+        case .mappingFailed(let response, let error):
+            "The response\(Self.url(response)) (status \(response.statusCode), \(response.data.count) bytes) could not be mapped: \(error)."
+        case .authenticationFailed(let error):
+            "Authentication failed: \(error). Sign in again."
+        case .plugin(let name, let error):
+            "The plugin \(name) failed: \(error)."
+        case .transport(let error):
+            "The request failed in the transport: \(Self.detail(error))."
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    private static func detail(_ error: any Error) -> String {
+        if let error = error as? URLError {
+            let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
+            return "URLError \(error.code.rawValue)\(url)"
+        }
+        return String(describing: error)
+    }
+
+    private static func url(_ response: Response) -> String {
+        guard let url = response.request?.url ?? response.response?.url else { return "" }
+        return " from \(url.absoluteString)"
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Middleware for a ``Provider``: five hooks around every request, each with a
+/// default that does nothing, so a plugin writes only the ones it needs.
+///
+/// ## The order of the hooks
+/// For `provider.request(target)`, with `plugins: [a, b]`:
+///
+/// 1. `a.prepare`, then `b.prepare`: change the request (add a token,
+///    compress the body, add conditional cache headers). Runs once per call.
+/// 2. `a.intercept` wraps `b.intercept`, which wraps the transmission. A plugin
+///    may answer without calling `next` (a cache hit), or call `next` more than
+///    once (a replay after a token refresh, a retry).
+/// 3. Each transmission — every call of the innermost `next` — runs
+///    `a.willSend`, `b.willSend`, then the transport (or the stub).
+/// 4. `a.didReceive`, `b.didReceive`: observe the final result. Once per call.
+/// 5. `a.process`, then `b.process`: change the result (decompress, turn errors
+///    into domain errors). Once per call.
+///
+/// Then the provider validates the status code and, if asked, maps the
+/// response.
+///
+/// ## A complete plugin
+/// ```swift
+/// /// Adds an `X-Request-ID` header and logs how long each call took.
+/// struct RequestIDPlugin: Plugin {
+///     func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+///         var request = request
+///         request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
+///         return request
+///     }
+///
+///     func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+///         let milliseconds = Int(Date().timeIntervalSince(context.startedAt) * 1000)
+///         print("\(context.target.path) took \(milliseconds) ms")
+///     }
+/// }
+///
+/// let provider = Provider<GitHub>(plugins: [RequestIDPlugin()])
+/// ```
+///
+/// ## Implementation requirements
+/// - Plugins are shared by every request of a provider, concurrently: keep
+///   per-request state in locals (around `next` in `intercept`), never in
+///   stored properties that concurrent requests would overwrite.
+/// - An error a hook throws reaches the caller as
+///   ``NetworkError/plugin(_:_:)`` naming the plugin, unless it is already a
+///   ``NetworkError``.
+/// - A plugin never sees the transport below: it works on `URLRequest` and
+///   ``Response``, so it works with every ``Transport``.
+public protocol Plugin: Sendable {
+    /// Changes the request before it is sent. Runs once per call, in the order
+    /// of the plugins array.
+    /// - Throws: To refuse the request; nothing is sent.
+    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest
+
+    /// Observes each transmission right before the transport sends it: once per
+    /// call, and again for every replay. ``RequestContext/attempt`` counts
+    /// them.
+    func willSend(_ request: URLRequest, context: RequestContext) async
+
+    /// Wraps the transmission. Call `next` to send (and to replay); return
+    /// without calling it to answer from elsewhere.
+    ///
+    /// The first plugin's `intercept` is the outermost.
+    /// - Throws: Any error; the provider passes it on as a ``NetworkError``.
+    func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response
+
+    /// Observes the result, before any plugin's `process`. Runs once per call.
+    func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async
+
+    /// Changes the result: rewrites a response, or turns a success into a
+    /// failure or back. Runs once per call, in the order of the plugins array,
+    /// each plugin receiving the previous one's result.
+    func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError>
+}
+
+/// Sends a request onwards, through the remaining plugins' `intercept` and then
+/// the transport, and returns the response, whatever its status.
+public typealias PluginNext = @Sendable (URLRequest) async throws -> Response
+
+extension Plugin {
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+        request
+    }
+
+    public func willSend(_ request: URLRequest, context: RequestContext) async {}
+
+    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        try await next(request)
+    }
+
+    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {}
+
+    public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
+        result
+    }
+}
+
+extension NetworkError {
+    /// Wraps an error a plugin threw: a ``NetworkError`` stays as it is, a
+    /// cancellation becomes ``cancelled``, anything else ``plugin(_:_:)``.
+    public init(pluginError error: any Error, plugin: any Plugin) {
+        if let error = error as? NetworkError {
+            self = error
+        } else if error is CancellationError {
+            self = .cancelled
+        } else {
+            self = .plugin(String(describing: type(of: plugin)), error)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Per-call options that plugins read, keyed by type, the way SwiftUI's
+/// environment is.
+///
+/// A plugin declares a key; the caller sets it for one call:
+///
+/// ```swift
+/// enum TraceIDKey: RequestOptionKey {
+///     static let defaultValue: String? = nil
+/// }
+///
+/// var options = RequestOptions()
+/// options[TraceIDKey.self] = "abc123"
+/// let response = try await provider.request(.feed, options: options)
+/// // In the plugin: context.options[TraceIDKey.self]
+/// ```
+public struct RequestOptions: Sendable {
+    private var storage: [ObjectIdentifier: any Sendable] = [:]
+
+    public init() {}
+
+    /// The value for `key`, or its default when unset.
+    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+        get { storage[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        set { storage[ObjectIdentifier(key)] = newValue }
+    }
+
+    /// Returns a copy with `key` set to `value`.
+    public func setting<Key: RequestOptionKey>(_ key: Key.Type, to value: Key.Value) -> RequestOptions {
+        var copy = self
+        copy[key] = value
+        return copy
+    }
+}
+
+/// A key into ``RequestOptions``.
+public protocol RequestOptionKey {
+    associatedtype Value: Sendable
+    /// The value when the caller set none.
+    static var defaultValue: Value { get }
+}

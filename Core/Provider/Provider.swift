@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends requests for one target type through plugins and a transport, and
+/// returns responses, mapped values or ``NetworkError``s.
+///
+/// ```swift
+/// let provider = Provider<GitHub>(plugins: [LoggingPlugin()])
+/// let response = try await provider.request(.user("octocat"))
+/// let user = try await provider.request(.user("octocat"), mapper: MyUserMapper())
+/// ```
+///
+/// A provider is immutable and safe to share between tasks; keep one per API.
+public final class Provider<Target: TargetType>: Sendable {
+    /// Makes the endpoint for a target.
+    public typealias EndpointClosure = @Sendable (Target) -> Endpoint
+    /// Turns an endpoint into a `URLRequest`; throw to refuse it.
+    public typealias RequestClosure = @Sendable (Endpoint) async throws -> URLRequest
+    /// Says whether a target is answered by its stub.
+    public typealias StubClosure = @Sendable (Target) -> StubBehavior
+
+    public let endpointClosure: EndpointClosure
+    public let requestClosure: RequestClosure
+    public let stubClosure: StubClosure
+    public let transport: any Transport
+    public let plugins: [any Plugin]
+    /// Whether identical in-flight GET and HEAD requests share one transfer.
+    public let coalescesRequests: Bool
+
+    let inflight = InflightRegistry()
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - endpointClosure: Makes an ``Endpoint`` from a target; by default from
+    ///     the target's own members.
+    ///   - requestClosure: Builds the `URLRequest` from the endpoint; may adjust
+    ///     or refuse it (by throwing).
+    ///   - stubClosure: Whether a target is answered by its sample response.
+    ///   - transport: What sends requests; ``URLSessionTransport/shared`` by
+    ///     default.
+    ///   - plugins: Middleware, in order (see ``Plugin``).
+    ///   - coalescesRequests: When `true`, identical GET and HEAD requests in
+    ///     flight at the same time (same URL with its query, header fields and
+    ///     body) share one transfer; each caller still gets its own plugins,
+    ///     validation and mapping. Requests that differ in any of these never
+    ///     merge. Uploads, downloads and requests that report progress are
+    ///     never merged.
+    public init(
+        endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
+        requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
+        stubClosure: @escaping StubClosure = Provider.neverStub,
+        transport: any Transport = URLSessionTransport.shared,
+        plugins: [any Plugin] = [],
+        coalescesRequests: Bool = false
+    ) {
+        self.endpointClosure = endpointClosure
+        self.requestClosure = requestClosure
+        self.stubClosure = stubClosure
+        self.transport = transport
+        self.plugins = plugins
+        self.coalescesRequests = coalescesRequests
+    }
+
+    // MARK: - Requests
+
+    /// Sends the request for `target` and returns the response.
+    ///
+    /// - Parameters:
+    ///   - target: The endpoint to call.
+    ///   - options: Per-call options for plugins (see ``RequestOptions``).
+    ///   - progress: Receives upload and download progress, in order.
+    /// - Returns: The response, after every plugin and the validation.
+    /// - Throws: ``NetworkError``: the request could not be built or sent, the
+    ///   status failed validation, a plugin failed, or the task was cancelled.
+    public func request(
+        _ target: Target,
+        options: RequestOptions = RequestOptions(),
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> Response {
+        try await perform(target, options: options, progress: progress)
+    }
+
+    /// Sends the request for `target` and maps the response with `mapper`.
+    ///
+    /// ```swift
+    /// let user = try await provider.request(.user(42), mapper: DecodableMapper<User>())
+    /// ```
+    /// - Returns: The mapped value.
+    /// - Throws: ``NetworkError``; a mapper's failure is
+    ///   ``NetworkError/mappingFailed(_:_:)`` with the response attached.
+    public func request<Mapper: ResponseMapper>(
+        _ target: Target,
+        mapper: Mapper,
+        options: RequestOptions = RequestOptions(),
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> Mapper.Output {
+        let response = try await perform(target, options: options, progress: progress)
+        do {
+            return try mapper.map(response)
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw .mappingFailed(response, error)
+        }
+    }
+}
+
+// MARK: - Default closures
+
+extension Provider {
+    /// The endpoint a target describes: base URL plus path, method, task,
+    /// header fields, time-out and sample data (as a 200).
+    @Sendable
+    public static func defaultEndpointMapping(for target: Target) -> Endpoint {
+        Endpoint(
+            url: defaultURL(for: target).absoluteString,
+            sampleResponseClosure: { .networkResponse(200, target.sampleData) },
+            method: target.method,
+            task: target.task,
+            httpHeaderFields: target.headers,
+            timeout: target.timeout
+        )
+    }
+
+    /// `endpoint.urlRequest()`.
+    @Sendable
+    public static func defaultRequestMapping(for endpoint: Endpoint) async throws -> URLRequest {
+        try endpoint.urlRequest()
+    }
+
+    /// Never stubs.
+    @Sendable
+    public static func neverStub(_: Target) -> StubBehavior { .never }
+
+    /// Always answers at once with the sample response.
+    @Sendable
+    public static func immediatelyStub(_: Target) -> StubBehavior { .immediate }
+
+    /// Always answers with the sample response after `seconds`.
+    public static func delayedStub(_ seconds: TimeInterval) -> StubClosure {
+        { _ in .delayed(seconds: seconds) }
+    }
+
+    private static func defaultURL(for target: Target) -> URL {
+        let path = target.path
+        guard !path.isEmpty else { return target.baseURL }
+        return target.baseURL.appendingPathComponent(path)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything needed to build one request: URL, method, task, header fields
+/// and the sample response a stub answers with.
+///
+/// A provider makes one from each target through its `endpointClosure`; write
+/// your own closure to add headers or change tasks for every target.
+///
+/// ```swift
+/// let provider = Provider<GitHub>(endpointClosure: { target in
+///     Provider.defaultEndpointMapping(for: target)
+///         .adding(newHTTPHeaderFields: ["X-App-Version": "2.1"])
+/// })
+/// ```
+public struct Endpoint: Sendable {
+    public typealias SampleResponseClosure = @Sendable () -> EndpointSampleResponse
+
+    /// The full URL, as a string (it is checked when the request is built).
+    public let url: String
+    public let sampleResponseClosure: SampleResponseClosure
+    public let method: HTTPMethod
+    public let task: RequestTask
+    public let httpHeaderFields: [String: String]?
+    /// The time-out in seconds, or `nil` for the transport's.
+    public let timeout: TimeInterval?
+
+    public init(
+        url: String,
+        sampleResponseClosure: @escaping SampleResponseClosure,
+        method: HTTPMethod,
+        task: RequestTask,
+        httpHeaderFields: [String: String]?,
+        timeout: TimeInterval? = nil
+    ) {
+        self.url = url
+        self.sampleResponseClosure = sampleResponseClosure
+        self.method = method
+        self.task = task
+        self.httpHeaderFields = httpHeaderFields
+        self.timeout = timeout
+    }
+
+    /// Returns a copy with `newHTTPHeaderFields` added, replacing fields of the
+    /// same name.
+    public func adding(newHTTPHeaderFields: [String: String]) -> Endpoint {
+        var fields = httpHeaderFields ?? [:]
+        for (name, value) in newHTTPHeaderFields {
+            if let existing = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                fields.removeValue(forKey: existing)
+            }
+            fields[name] = value
+        }
+        return Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+                        httpHeaderFields: fields, timeout: timeout)
+    }
+
+    /// Returns a copy with another task.
+    public func replacing(task: RequestTask) -> Endpoint {
+        Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+                 httpHeaderFields: httpHeaderFields, timeout: timeout)
+    }
+
+    /// Returns a copy whose stub answers `sampleResponse`.
+    public func replacing(sampleResponse: EndpointSampleResponse) -> Endpoint {
+        Endpoint(url: url, sampleResponseClosure: { sampleResponse }, method: method, task: task,
+                 httpHeaderFields: httpHeaderFields, timeout: timeout)
+    }
+
+    /// Builds the `URLRequest`: URL, method, header fields, and the body or
+    /// query the task describes. Upload bodies (a file, a multipart form) are
+    /// attached by the provider when it sends, so they are not part of this
+    /// request.
+    ///
+    /// - Throws: ``NetworkError/requestBuildFailed(_:)`` when the URL is not
+    ///   valid, the parameters cannot be encoded or an `Encodable` throws.
+    public func urlRequest() throws(NetworkError) -> URLRequest {
+        guard let url = URL(string: url), let scheme = url.scheme, !scheme.isEmpty,
+              let host = url.host, !host.isEmpty
+        else {
+            throw .requestBuildFailed(RequestBuildFailure.invalidURL(self.url))
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        for (name, value) in httpHeaderFields ?? [:] {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if let timeout {
+            request.timeoutInterval = timeout
+        }
+        do {
+            return try task.apply(to: request)
+        } catch let error as RequestBuildFailure {
+            throw .requestBuildFailed(error)
+        } catch {
+            throw .requestBuildFailed(RequestBuildFailure.encodingFailed(error))
+        }
+    }
+}
+
+// MARK: - Writing a task into a request
+
+extension RequestTask {
+    fileprivate func apply(to request: URLRequest) throws -> URLRequest {
+        var request = request
+        switch self {
+        case .requestPlain, .uploadFile, .uploadMultipart, .downloadDestination:
+            return request
+        case .requestData(let data):
+            request.httpBody = data
+            return request
+        case .requestJSONEncodable(let value):
+            return try Self.encodeJSON(value, with: JSONEncoder(), into: request)
+        case .requestCustomJSONEncodable(let value, let encoder):
+            return try Self.encodeJSON(value, with: encoder, into: request)
+        case .requestParameters(let parameters, let encoding):
+            return try encoding.encode(request, with: parameters)
+        case .requestCompositeData(let bodyData, let urlParameters):
+            request.httpBody = bodyData
+            return try URLEncoding.queryString.encode(request, with: urlParameters)
+        case .requestCompositeParameters(let bodyParameters, let bodyEncoding, let urlParameters):
+            request = try bodyEncoding.encode(request, with: bodyParameters)
+            return try URLEncoding.queryString.encode(request, with: urlParameters)
+        case .uploadCompositeMultipart(_, let urlParameters):
+            return try URLEncoding.queryString.encode(request, with: urlParameters)
+        case .downloadParameters(let parameters, let encoding, _):
+            return try encoding.encode(request, with: parameters)
+        }
+    }
+
+    private static func encodeJSON(_ value: any Encodable, with encoder: JSONEncoder, into request: URLRequest) throws -> URLRequest {
+        var request = request
+        do {
+            request.httpBody = try encoder.encode(value)
+        } catch {
+            throw RequestBuildFailure.encodingFailed(error)
+        }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Writes ``Parameters`` into a `URLRequest`: into its query string, or as its
+/// body with a matching `Content-Type`.
+///
+/// Courier ships ``URLEncoding`` and ``JSONEncoding``; conform your own type to
+/// write another format.
+///
+/// ## Implementation requirements
+/// Leave a `Content-Type` the request already has in place. Throw when the
+/// parameters cannot be written; the provider reports it as
+/// ``NetworkError/requestBuildFailed(_:)`` and sends nothing.
+public protocol ParameterEncoding: Sendable {
+    /// Returns `request` with `parameters` written into it.
+    /// - Throws: When the parameters cannot be written in this encoding.
+    func encode(_ request: URLRequest, with parameters: Parameters?) throws -> URLRequest
+}
+
+/// Why a request could not be built. Reaches callers inside
+/// ``NetworkError/requestBuildFailed(_:)``.
+public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
+    /// The endpoint's URL string is not a valid URL.
+    case invalidURL(String)
+    /// The request has no URL to write parameters into.
+    case missingURL
+    /// The parameters hold a value JSON cannot represent.
+    case invalidJSONParameters(String)
+    /// An `Encodable` body threw while encoding.
+    case encodingFailed(any Error)
+    /// A multipart part could not be read or written.
+    case multipart(String)
+    /// The request closure refused the request.
+    case refused(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            "“\(url)” is not a valid URL; check the target's baseURL and path"
+        case .missingURL:
+            "the request has no URL to add parameters to"
+        case .invalidJSONParameters(let detail):
+            "the parameters cannot be written as JSON (\(detail)); use strings, numbers, booleans, arrays and dictionaries"
+        case .encodingFailed(let error):
+            "the body could not be encoded: \(error)"
+        case .multipart(let detail):
+            "the multipart body could not be built: \(detail)"
+        case .refused(let reason):
+            "the request closure refused the request: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A target that fixes its own response type: the call site names no type and
+/// parses nothing.
+///
+/// A generic endpoint struct, one value per endpoint:
+/// ```swift
+/// struct API<Output: Decodable & Sendable>: TypedTarget {
+///     let path: String
+///     var baseURL: URL { URL(string: "https://api.example.com")! }
+///     var method: HTTPMethod { .get }
+///     var task: RequestTask { .requestPlain }
+///     var headers: [String: String]? { nil }
+///     var mapper: DecodableMapper<Output> { DecodableMapper() }
+///
+///     static var me: API<User> { API<User>(path: "/me") }
+/// }
+/// let me = try await Provider<API<User>>().request(.me) // a User
+/// ```
+///
+/// For an enum of endpoints, where each case returns a different type, wrap a
+/// case with its mapper in a ``Typed`` value (see ``TargetType/returning(_:)``).
+public protocol TypedTarget: TargetType {
+    associatedtype Mapper: ResponseMapper
+    /// The mapper that turns this target's response into its output.
+    var mapper: Mapper { get }
+}
+
+extension Provider where Target: TypedTarget {
+    /// Sends the request for `target` and returns its mapped output.
+    /// - Throws: ``NetworkError``; a mapping failure is
+    ///   ``NetworkError/mappingFailed(_:_:)``.
+    public func request(
+        _ target: Target,
+        options: RequestOptions = RequestOptions(),
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> Target.Mapper.Output {
+        try await request(target, mapper: target.mapper, options: options, progress: progress)
+    }
+}
+
+/// A target paired with the mapper for its response: how an enum of endpoints
+/// gives each case its own output type.
+///
+/// ```swift
+/// enum Shop: TargetType {
+///     case product(Int), cart
+///     // … baseURL, path, method, task, headers …
+///
+///     static func product(_ id: Int) -> Typed<Shop, DecodableMapper<Product>> { Shop.product(id).returning(DecodableMapper()) }
+/// }
+/// let product = try await provider.request(Shop.product(7).returning(DecodableMapper<Product>()))
+/// ```
+public struct Typed<Target: TargetType, Mapper: ResponseMapper>: Sendable {
+    public let target: Target
+    public let mapper: Mapper
+
+    public init(_ target: Target, mapper: Mapper) {
+        self.target = target
+        self.mapper = mapper
+    }
+}
+
+extension TargetType {
+    /// Pairs this target with the mapper for its response.
+    public func returning<Mapper: ResponseMapper>(_ mapper: Mapper) -> Typed<Self, Mapper> {
+        Typed(self, mapper: mapper)
+    }
+}
+
+extension Provider {
+    /// Sends the request for a typed target and returns its mapped output.
+    /// - Throws: ``NetworkError``; a mapping failure is
+    ///   ``NetworkError/mappingFailed(_:_:)``.
+    public func request<Mapper: ResponseMapper>(
+        _ typed: Typed<Target, Mapper>,
+        options: RequestOptions = RequestOptions(),
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> Mapper.Output {
+        try await request(typed.target, mapper: typed.mapper, options: options, progress: progress)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``Transport``, on Foundation's `URLSession`.
+///
+/// It streams downloads to disk chunk by chunk (never through Foundation's
+/// download tasks, which write corrupted files on Linux when progress is
+/// observed), reports progress both ways in order, follows 307 and 308
+/// redirects itself so a body is never silently dropped, strips credentials
+/// from redirects to another origin, and hands over bodies with the
+/// `Content-Encoding` header removed when `URLSession` has already decoded them.
+///
+/// On Linux, `CourierAsyncHTTPClient`'s transport is several times faster;
+/// this one needs no package.
+public final class URLSessionTransport: Transport {
+    /// How the transport follows redirects.
+    public struct Configuration: Sendable {
+        /// Whether redirects are followed at all. When `false`, a 3xx response
+        /// is returned as it is.
+        public var followsRedirects: Bool
+        /// How many redirects one request may follow before it fails.
+        public var maximumRedirects: Int
+
+        public init(followsRedirects: Bool = true, maximumRedirects: Int = 10) {
+            self.followsRedirects = followsRedirects
+            self.maximumRedirects = maximumRedirects
+        }
+    }
+
+    /// A transport shared by every provider that does not name its own.
+    public static let shared = URLSessionTransport()
+
+    /// The configuration in force.
+    public let configuration: Configuration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a transport with its own `URLSession`.
+    /// - Parameters:
+    ///   - sessionConfiguration: The session's configuration (time-outs,
+    ///     connection limits, cookies, proxies). Its `timeoutIntervalForRequest`
+    ///     applies to targets whose `timeout` is `nil`.
+    ///   - configuration: How redirects are followed.
+    public init(
+        sessionConfiguration: URLSessionConfiguration = .default,
+        configuration: Configuration = Configuration()
+    ) {
+        self.configuration = configuration
+        let delegate = SessionDelegate(followsRedirects: configuration.followsRedirects)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "Courier.URLSessionTransport"
+        self.delegate = delegate
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public func send(_ request: TransportRequest) async throws -> Response {
+        var current = request.urlRequest
+        current.timeoutInterval = request.timeout ?? session.configuration.timeoutIntervalForRequest
+        var redirects = 0
+        while true {
+            let completed: CompletedTask
+            do {
+                completed = try await transmit(current, request: request)
+            } catch {
+                throw NetworkError(transportError: error)
+            }
+            if let next = selfFollowedRedirect(from: completed.response, for: current) {
+                completed.removeTemporaryFile()
+                redirects += 1
+                guard redirects <= configuration.maximumRedirects else {
+                    throw NetworkError.transport(RedirectFailure.tooManyRedirects(configuration.maximumRedirects))
+                }
+                current = next
+                continue
+            }
+            return try completed.makeResponse(for: current, destination: request.downloadDestination)
+        }
+    }
+
+    // MARK: - One transmission
+
+    private func transmit(_ urlRequest: URLRequest, request: TransportRequest) async throws -> CompletedTask {
+        let task: URLSessionTask
+        if let file = request.uploadFile {
+            task = session.uploadTask(with: urlRequest, fromFile: file)
+        } else if let body = urlRequest.httpBody {
+            var withoutBody = urlRequest
+            withoutBody.httpBody = nil
+            task = session.uploadTask(with: withoutBody, from: body)
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
+        let box = TaskBox(
+            progress: request.progress,
+            downloadsToFile: request.downloadDestination != nil,
+            originalURL: urlRequest.url
+        )
+        delegate.register(box, for: task)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if box.attach(continuation) {
+                    task.resume()
+                } else {
+                    delegate.unregister(task)
+                    continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            box.markCancelled()
+            task.cancel()
+        }
+    }
+
+    /// The next request for a 307 or 308, which `URLSession` is not allowed to
+    /// follow (it would drop the body on Linux): same method, same body, and no
+    /// credentials if the origin changes.
+    private func selfFollowedRedirect(from response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
+        guard configuration.followsRedirects, response.statusCode == 307 || response.statusCode == 308,
+              let location = response.value(forHTTPHeaderField: "Location"),
+              let url = URL(string: location, relativeTo: request.url)?.absoluteURL
+        else { return nil }
+        var next = request
+        next.url = url
+        if !Origin.same(request.url, url) {
+            Origin.stripCredentials(from: &next)
+        }
+        return next
+    }
+}
+
+/// Why a redirect could not be followed.
+public enum RedirectFailure: Error, Sendable, CustomStringConvertible {
+    case tooManyRedirects(Int)
+
+    public var description: String {
+        switch self {
+        case .tooManyRedirects(let limit):
+            "more than \(limit) redirects; the server may be redirecting in a loop"
+        }
+    }
+}
+
+// MARK: - Origins and credentials
+
+enum Origin {
+    /// Header fields that carry credentials and never follow a request to
+    /// another origin.
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
+            && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    static func stripCredentials(from request: inout URLRequest) {
+        for name in credentialHeaders {
+            request.setValue(nil, forHTTPHeaderField: name)
+        }
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        if let port = url.port { return port }
+        switch url.scheme?.lowercased() {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
+        }
+    }
+}
