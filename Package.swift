@@ -1,43 +1,155 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Courier: a core provider with no package dependency, and plugin and mapper
+// products beside it. Each product depends on `Courier` and on the one field
+// library it wraps, never on another plugin or mapper.
+
 // MARK: - Traits
 //
 // Every optional package dependency is used only `.when(traits:)` its trait is
 // on. All traits are on by default, so adding a product just works; a consumer
-// who names only the traits it needs resolves only those packages.
+// who names only the traits it needs resolves only those packages:
+//
+//     .package(url: "https://github.com/OWNER/Courier", from: "1.0.0", traits: ["Logging"])
+//
+// A product used with its trait off fails to compile with an `#error` that
+// names the trait.
 
 let traits: Set<Trait> = [
     .trait(
         name: "AsyncHTTPClient",
-        description: "CourierAsyncHTTPClient, and the SwiftNIO loopback server used by the demo, examples and tests."
+        description: "CourierAsyncHTTPClient, and the SwiftNIO loopback server of the demo, examples and tests."
     ),
-    .default(enabledTraits: ["AsyncHTTPClient"]),
+    .trait(name: "Combine", description: "CourierCombine (Combine on Apple platforms, OpenCombine elsewhere)."),
+    .trait(name: "Logging", description: "CourierLogging, on swift-log."),
+    .trait(name: "XML", description: "CourierXML, on XMLCoder."),
+    .trait(name: "YAML", description: "CourierYAML, on Yams."),
+    .trait(name: "Protobuf", description: "CourierProtobuf, on SwiftProtobuf."),
+    .default(enabledTraits: ["AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf"]),
 ]
 
+func when(_ trait: String) -> TargetDependencyCondition? {
+    .when(traits: [trait])
+}
+
 let nio: [Target.Dependency] = [
-    .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-    .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
-    .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+    .product(name: "NIOCore", package: "swift-nio", condition: when("AsyncHTTPClient")),
+    .product(name: "NIOPosix", package: "swift-nio", condition: when("AsyncHTTPClient")),
+    .product(name: "NIOHTTP1", package: "swift-nio", condition: when("AsyncHTTPClient")),
+]
+
+// MARK: - Products
+
+let products: [Product] = [
+    .library(name: "Courier", targets: ["Courier"]),
+    .library(name: "CourierLogging", targets: ["CourierLogging"]),
+    .library(name: "CourierAuth", targets: ["CourierAuth"]),
+    .library(name: "CourierGzip", targets: ["CourierGzip"]),
+    .library(name: "CourierCache", targets: ["CourierCache"]),
+    .library(name: "CourierRetry", targets: ["CourierRetry"]),
+    .library(name: "CourierCombine", targets: ["CourierCombine"]),
+    .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
+    .library(name: "CourierCodable", targets: ["CourierCodable"]),
+    .library(name: "CourierJSON", targets: ["CourierJSON"]),
+    .library(name: "CourierString", targets: ["CourierString"]),
+    .library(name: "CourierImage", targets: ["CourierImage"]),
+    .library(name: "CourierXML", targets: ["CourierXML"]),
+    .library(name: "CourierYAML", targets: ["CourierYAML"]),
+    .library(name: "CourierProtobuf", targets: ["CourierProtobuf"]),
 ]
 
 // MARK: - Targets
 
 var targets: [Target] = [
+    // Core
     .target(name: "Courier", path: "Core"),
 
-    // Shared by the demo, the examples and the tests: a SwiftNIO HTTP server on
-    // 127.0.0.1. Not a product, so no consumer ever builds it.
-    .target(name: "CourierLoopback", dependencies: nio, path: "Tests/Loopback"),
+    // Plugins
     .target(
-        name: "CourierTestSupport",
-        dependencies: ["Courier", "CourierLoopback"],
-        path: "Tests/Support"
+        name: "CourierLogging",
+        dependencies: ["Courier", .product(name: "Logging", package: "swift-log", condition: when("Logging"))],
+        path: "Plugins/Logging"
     ),
-    .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTestSupport"], path: "Tests/CourierTests"),
+    .target(name: "CourierAuth", dependencies: ["Courier"], path: "Plugins/Auth"),
+    .systemLibrary(
+        name: "CZlib",
+        path: "Plugins/Gzip/CZlib",
+        pkgConfig: "zlib",
+        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    .target(name: "CourierGzip", dependencies: ["Courier", "CZlib"], path: "Plugins/Gzip/Sources"),
+    .target(name: "CourierCache", dependencies: ["Courier"], path: "Plugins/Cache"),
+    .target(name: "CourierRetry", dependencies: ["Courier"], path: "Plugins/Retry"),
+    .target(
+        name: "CourierCombine",
+        dependencies: [
+            "Courier",
+            .product(name: "OpenCombine", package: "OpenCombine",
+                     condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd], traits: ["Combine"])),
+        ],
+        path: "Plugins/Combine"
+    ),
+    .target(
+        name: "CourierAsyncHTTPClient",
+        dependencies: [
+            "Courier",
+            .product(name: "AsyncHTTPClient", package: "async-http-client", condition: when("AsyncHTTPClient")),
+        ] + nio,
+        path: "Plugins/AsyncHTTPClient"
+    ),
 
-    .executableTarget(name: "Demo", dependencies: ["Courier", "CourierLoopback"], path: "Examples/Demo"),
+    // Mappers
+    .target(name: "CourierCodable", dependencies: ["Courier"], path: "Mappers/Codable"),
+    .target(name: "CourierJSON", dependencies: ["Courier"], path: "Mappers/JSON"),
+    .target(name: "CourierString", dependencies: ["Courier"], path: "Mappers/String"),
+    .target(name: "CourierImage", dependencies: ["Courier"], path: "Mappers/Image"),
+    .target(
+        name: "CourierXML",
+        dependencies: ["Courier", .product(name: "XMLCoder", package: "XMLCoder", condition: when("XML"))],
+        path: "Mappers/XML"
+    ),
+    .target(
+        name: "CourierYAML",
+        dependencies: ["Courier", .product(name: "Yams", package: "Yams", condition: when("YAML"))],
+        path: "Mappers/YAML"
+    ),
+    .target(
+        name: "CourierProtobuf",
+        dependencies: ["Courier", .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: when("Protobuf"))],
+        path: "Mappers/Protobuf"
+    ),
+
+    // Test support: a SwiftNIO HTTP server on 127.0.0.1, shared by the demo,
+    // the examples and the tests. Not a product, so no consumer builds it.
+    .target(name: "CourierLoopback", dependencies: nio, path: "Tests/Loopback"),
+    .target(name: "CourierTestSupport", dependencies: ["Courier", "CourierLoopback"], path: "Tests/Support"),
+
+    // Examples
+    .executableTarget(
+        name: "Demo",
+        dependencies: [
+            "Courier", "CourierLoopback", "CourierCodable", "CourierLogging", "CourierAuth", "CourierGzip",
+            "CourierCache", "CourierRetry",
+        ],
+        path: "Examples/Demo"
+    ),
+    .executableTarget(name: "CustomPlugin", dependencies: ["Courier", "CourierLoopback"], path: "Examples/CustomPlugin"),
 ]
+
+// One test target per module.
+let testedModules = [
+    "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierCombine",
+    "CourierAsyncHTTPClient", "CourierCodable", "CourierJSON", "CourierString", "CourierImage", "CourierXML",
+    "CourierYAML", "CourierProtobuf",
+]
+for module in testedModules {
+    targets.append(.testTarget(
+        name: "\(module)Tests",
+        dependencies: [.target(name: module), "CourierTestSupport"],
+        path: "Tests/\(module)Tests"
+    ))
+}
 
 // MARK: - Settings for every target
 
@@ -53,12 +165,16 @@ for index in targets.indices where targets[index].type != .system {
 let package = Package(
     name: "Courier",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-    products: [
-        .library(name: "Courier", targets: ["Courier"]),
-    ],
+    products: products,
     traits: traits,
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

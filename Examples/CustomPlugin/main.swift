@@ -1,0 +1,1 @@
+print("CustomPlugin: coming with the plugins issue")

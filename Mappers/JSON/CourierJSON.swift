@@ -1,0 +1,4 @@
+import Courier
+
+/// Placeholder until this product lands.
+enum CourierJSONPlaceholder {}

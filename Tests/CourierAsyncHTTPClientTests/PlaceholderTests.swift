@@ -1,0 +1,4 @@
+import CourierAsyncHTTPClient
+import Testing
+
+@Test func placeholderAsyncHTTPClientLinks() {}

@@ -1,0 +1,4 @@
+import CourierAuth
+import Testing
+
+@Test func placeholderAuthLinks() {}

@@ -1,0 +1,4 @@
+import CourierCache
+import Testing
+
+@Test func placeholderCacheLinks() {}

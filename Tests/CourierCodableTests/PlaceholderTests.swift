@@ -1,0 +1,4 @@
+import CourierCodable
+import Testing
+
+@Test func placeholderCodableLinks() {}

@@ -1,0 +1,4 @@
+import CourierCombine
+import Testing
+
+@Test func placeholderCombineLinks() {}

@@ -1,0 +1,4 @@
+import CourierGzip
+import Testing
+
+@Test func placeholderGzipLinks() {}

@@ -1,0 +1,4 @@
+import CourierImage
+import Testing
+
+@Test func placeholderImageLinks() {}

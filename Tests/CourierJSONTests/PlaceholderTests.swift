@@ -1,0 +1,4 @@
+import CourierJSON
+import Testing
+
+@Test func placeholderJSONLinks() {}

@@ -1,0 +1,4 @@
+import CourierLogging
+import Testing
+
+@Test func placeholderLoggingLinks() {}

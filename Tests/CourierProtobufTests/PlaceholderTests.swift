@@ -1,0 +1,4 @@
+import CourierProtobuf
+import Testing
+
+@Test func placeholderProtobufLinks() {}

@@ -1,0 +1,4 @@
+import CourierRetry
+import Testing
+
+@Test func placeholderRetryLinks() {}

@@ -1,0 +1,4 @@
+import CourierString
+import Testing
+
+@Test func placeholderStringLinks() {}

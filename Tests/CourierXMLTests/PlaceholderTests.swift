@@ -1,0 +1,4 @@
+import CourierXML
+import Testing
+
+@Test func placeholderXMLLinks() {}

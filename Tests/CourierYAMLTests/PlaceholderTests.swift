@@ -1,0 +1,4 @@
+import CourierYAML
+import Testing
+
+@Test func placeholderYAMLLinks() {}

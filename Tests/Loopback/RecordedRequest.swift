@@ -1,0 +1,105 @@
+import Foundation
+
+/// A request as the loopback server received it.
+public struct RecordedRequest: Sendable {
+    /// The method, for example `"POST"`.
+    public let method: String
+    /// The request target as sent: path and query, still percent-encoded.
+    public let uri: String
+    /// The path, percent-decoded.
+    public let path: String
+    /// The raw query string, without `?`, still percent-encoded.
+    public let rawQuery: String?
+    /// Header fields in the order they arrived.
+    public let headers: [(name: String, value: String)]
+    /// The body, whole.
+    public let body: Data
+    /// Which connection it came on (each TCP connection has its own number).
+    public let connectionID: Int
+
+    /// The first value of a header field, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Every value of a header field, matched case-insensitively.
+    public func headerValues(_ name: String) -> [String] {
+        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Query items, percent-decoded, in order.
+    public var queryItems: [URLQueryItem] {
+        var components = URLComponents()
+        components.percentEncodedQuery = rawQuery
+        return components.queryItems ?? []
+    }
+
+    /// The first value of a query item.
+    public func query(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// The body as UTF-8 text.
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The request as JSON, as `/echo` answers it.
+    public func echoJSON() -> Data {
+        let object: [String: Any] = [
+            "method": method,
+            "uri": uri,
+            "path": path,
+            "query": rawQuery ?? "",
+            "headers": headers.map { [$0.name, $0.value] },
+            "body": body.base64EncodedString(),
+            "bodyLength": body.count,
+        ]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    }
+}
+
+/// What the loopback server answers.
+public struct LoopbackResponse: Sendable {
+    /// How the body is written.
+    public enum Body: Sendable {
+        /// These bytes, with `Content-Length`.
+        case data(Data)
+        /// These pieces, with `Transfer-Encoding: chunked`.
+        case chunked([Data])
+        /// `count` deterministic bytes (``LoopbackServer/bytes(count:seed:)``),
+        /// streamed in 64 KiB writes with `Content-Length`.
+        case generated(count: Int, seed: UInt64)
+    }
+
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Body
+    /// Seconds to wait before answering.
+    public var delay: TimeInterval
+
+    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Body = .data(Data()), delay: TimeInterval = 0) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.delay = delay
+    }
+
+    /// A response with a text body.
+    public static func text(_ text: String, status: Int = 200, headers: [(name: String, value: String)] = []) -> LoopbackResponse {
+        LoopbackResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: .data(Data(text.utf8)))
+    }
+
+    /// A response with a JSON body.
+    public static func json(_ data: Data, status: Int = 200, headers: [(name: String, value: String)] = []) -> LoopbackResponse {
+        LoopbackResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
+    }
+
+    /// A response with any `Encodable` as its JSON body.
+    public static func json(_ value: some Encodable, status: Int = 200, headers: [(name: String, value: String)] = []) -> LoopbackResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return json((try? encoder.encode(value)) ?? Data(), status: status, headers: headers)
+    }
+}
+
+/// A request handler for a custom route.
+public typealias LoopbackHandler = @Sendable (RecordedRequest) async -> LoopbackResponse
