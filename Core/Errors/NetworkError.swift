@@ -8,7 +8,7 @@ import FoundationNetworking
 /// there is one.
 ///
 /// ```swift
-/// do {
+/// do throws(NetworkError) {
 ///     let user = try await provider.request(.user(42), decoding: User.self)
 /// } catch .statusCode(let response) where response.statusCode == 404 {
 ///     showNotFound()

@@ -50,6 +50,7 @@ final class TaskBox: @unchecked Sendable {
         var fileURL: URL?
         var received: Int64 = 0
         var failure: (any Error)?
+        var lastActivity = DispatchTime.now().uptimeNanoseconds
     }
 
     let progress: ProgressHandler?
@@ -76,9 +77,30 @@ final class TaskBox: @unchecked Sendable {
         state.withLock { $0.cancelled = true }
     }
 
+    /// Waits until the task has been idle (nothing sent or received) for
+    /// `idleTimeout` seconds, then records a time-out and calls `expire`.
+    /// Returns early when cancelled.
+    func watch(idleTimeout: TimeInterval, expire: @Sendable () -> Void) async {
+        let limit = UInt64(idleTimeout * 1_000_000_000)
+        while !Task.isCancelled {
+            let idle = DispatchTime.now().uptimeNanoseconds &- state.withLock { $0.lastActivity }
+            if idle >= limit {
+                state.withLock { state in
+                    if state.failure == nil { state.failure = URLError(.timedOut) }
+                }
+                expire()
+                return
+            }
+            try? await Task.sleep(nanoseconds: limit - idle)
+        }
+    }
+
     func receive(_ response: HTTPURLResponse) throws {
         guard downloadsToFile else {
-            state.withLock { $0.response = response }
+            state.withLock { state in
+                state.response = response
+                state.lastActivity = DispatchTime.now().uptimeNanoseconds
+            }
             return
         }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
@@ -90,6 +112,7 @@ final class TaskBox: @unchecked Sendable {
             state.response = response
             state.file = handle
             state.fileURL = url
+            state.lastActivity = DispatchTime.now().uptimeNanoseconds
         }
     }
 
@@ -105,6 +128,7 @@ final class TaskBox: @unchecked Sendable {
                 state.body.append(data)
             }
             state.received += Int64(data.count)
+            state.lastActivity = DispatchTime.now().uptimeNanoseconds
             return (state.received, state.response?.expectedContentLength ?? -1)
         }
         // URLSession may decode a compressed body, so more bytes can arrive than
@@ -114,6 +138,7 @@ final class TaskBox: @unchecked Sendable {
     }
 
     func sent(_ totalSent: Int64, of expected: Int64) {
+        state.withLock { $0.lastActivity = DispatchTime.now().uptimeNanoseconds }
         progress?(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: expected > 0 ? expected : nil))
     }
 
@@ -127,7 +152,8 @@ final class TaskBox: @unchecked Sendable {
             state.continuation = nil
             if let failure = state.failure ?? error {
                 if let fileURL = state.fileURL { try? FileManager.default.removeItem(at: fileURL) }
-                return (continuation, .failure(state.cancelled ? CancellationError() : failure))
+                let timedOut = (state.failure as? URLError)?.code == .timedOut
+                return (continuation, .failure(state.cancelled && !timedOut ? CancellationError() : failure))
             }
             guard let response = state.response ?? task.response as? HTTPURLResponse else {
                 return (continuation, .failure(URLError(.badServerResponse)))

@@ -62,12 +62,17 @@ public final class URLSessionTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws -> Response {
         var current = request.urlRequest
-        current.timeoutInterval = request.timeout ?? session.configuration.timeoutIntervalForRequest
+        let timeout = request.timeout ?? session.configuration.timeoutIntervalForRequest
+        // URLSession on Linux truncates time-outs to whole seconds (0.3 s times
+        // out at once). It gets the time-out rounded up; a fractional one is
+        // enforced by the transport's own idle watchdog.
+        current.timeoutInterval = max(1, timeout.rounded(.up))
+        let watchdogTimeout = timeout.rounded(.up) == timeout ? nil : max(0.001, timeout)
         var redirects = 0
         while true {
             let completed: CompletedTask
             do {
-                completed = try await transmit(current, request: request)
+                completed = try await transmit(current, request: request, watchdogTimeout: watchdogTimeout)
             } catch {
                 throw NetworkError(transportError: error)
             }
@@ -86,7 +91,11 @@ public final class URLSessionTransport: Transport {
 
     // MARK: - One transmission
 
-    private func transmit(_ urlRequest: URLRequest, request: TransportRequest) async throws -> CompletedTask {
+    private func transmit(
+        _ urlRequest: URLRequest,
+        request: TransportRequest,
+        watchdogTimeout: TimeInterval?
+    ) async throws -> CompletedTask {
         let task: URLSessionTask
         if let file = request.uploadFile {
             task = session.uploadTask(with: urlRequest, fromFile: file)
@@ -103,6 +112,10 @@ public final class URLSessionTransport: Transport {
             originalURL: urlRequest.url
         )
         delegate.register(box, for: task)
+        let watchdog = watchdogTimeout.map { timeout in
+            Task { await box.watch(idleTimeout: timeout) { task.cancel() } }
+        }
+        defer { watchdog?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if box.attach(continuation) {

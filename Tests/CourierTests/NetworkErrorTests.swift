@@ -1,0 +1,148 @@
+import Courier
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// Each `NetworkError` case from a real cause, with a description a person can
+/// act on.
+@Suite struct NetworkErrorTests {
+    let provider = Provider<TestTarget>()
+
+    @Test func aClosedPortIsServerUnreachable() async throws {
+        let server = try await LoopbackServer.start()
+        let url = server.baseURL
+        await server.shutdown()
+        let error = await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(url)) }
+        guard case .serverUnreachable = error else {
+            Issue.record("expected serverUnreachable, got \(String(describing: error))")
+            return
+        }
+        #expect("\(error!)".contains("Check the base URL and that the server is running"))
+    }
+
+    @Test func aResponseDelayedPastTheTimeoutIsTimedOut() async throws {
+        try await withServer { server in
+            let target = TestTarget(server.baseURL, path: "/delay/3000", timeout: 0.3)
+            let error = await #expect(throws: NetworkError.self) { try await provider.request(target) }
+            guard case .timedOut = error else {
+                Issue.record("expected timedOut, got \(String(describing: error))")
+                return
+            }
+            #expect("\(error!)".contains("raise the target's timeout"))
+        }
+    }
+
+    @Test func aFractionalTimeoutIsHonouredNotTruncated() async throws {
+        // URLSession on Linux truncates 0.9 s to 0 s; Courier must not.
+        try await withServer { server in
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/delay/100", timeout: 0.9))
+            #expect(response.statusCode == 200)
+            let error = await #expect(throws: NetworkError.self) {
+                try await provider.request(TestTarget(server.baseURL, path: "/delay/3000", timeout: 0.5))
+            }
+            guard case .timedOut = error else {
+                Issue.record("expected timedOut, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheTransfer() async throws {
+        try await withServer { server in
+            let gate = Gate()
+            server.route("/hold") { _ in
+                await gate.wait()
+                return .text("too late")
+            }
+            let task = Task { try await provider.request(TestTarget(server.baseURL, path: "/hold")) }
+            let received = try await withDeadline { await server.waitForRequest(to: "/hold") }
+            task.cancel()
+            let result = await task.result
+            #expect((result.failure as? NetworkError)?.isCancelled == true)
+            try await withDeadline(10, "the server seeing the connection close") {
+                await server.waitForClose(ofConnection: received.connectionID)
+            }
+            gate.open()
+        }
+    }
+
+    @Test func aMalformedURLFailsToBuild() async throws {
+        let provider = Provider<TestTarget>(endpointClosure: { target in
+            Endpoint(url: "http://[::1", sampleResponseClosure: { .networkResponse(200, Data()) },
+                     method: target.method, task: target.task, httpHeaderFields: nil)
+        })
+        let error = await #expect(throws: NetworkError.self) {
+            try await provider.request(TestTarget(URL(string: "http://127.0.0.1")!))
+        }
+        guard case .requestBuildFailed(let underlying) = error else {
+            Issue.record("expected requestBuildFailed, got \(String(describing: error))")
+            return
+        }
+        #expect("\(underlying)".contains("“http://[::1” is not a valid URL"))
+    }
+
+    @Test func aHostThatDoesNotResolveIsServerUnreachable() async throws {
+        // `.invalid` never resolves (RFC 6761), so no packet leaves the machine.
+        let error = await #expect(throws: NetworkError.self) {
+            try await provider.request(TestTarget(URL(string: "http://courier-test.invalid")!, timeout: 10))
+        }
+        guard case .serverUnreachable = error else {
+            Issue.record("expected serverUnreachable, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func aStatusErrorCarriesTheResponseAndSaysWhatToDo() async throws {
+        try await withServer { server in
+            let error = await #expect(throws: NetworkError.self) {
+                try await provider.request(TestTarget(server.baseURL, path: "/status/503", validationType: .successCodes))
+            }
+            #expect(error?.response?.statusCode == 503)
+            #expect(error?.response?.data == Data("status 503".utf8))
+            #expect("\(error!)".hasPrefix("The server answered 503 from \(server.baseURL.absoluteString)/status/503"))
+        }
+    }
+
+    @Test func urlErrorsAreClassifiedByCause() {
+        func kind(_ code: URLError.Code) -> String {
+            switch NetworkError(transportError: URLError(code)) {
+            case .noConnection: "noConnection"
+            case .serverUnreachable: "serverUnreachable"
+            case .timedOut: "timedOut"
+            case .connectionLost: "connectionLost"
+            case .cancelled: "cancelled"
+            case .requestBuildFailed: "requestBuildFailed"
+            default: "transport"
+            }
+        }
+        #expect(kind(.notConnectedToInternet) == "noConnection")
+        #expect(kind(.cannotFindHost) == "serverUnreachable")
+        #expect(kind(.cannotConnectToHost) == "serverUnreachable")
+        #expect(kind(.timedOut) == "timedOut")
+        #expect(kind(.networkConnectionLost) == "connectionLost")
+        #expect(kind(.cancelled) == "cancelled")
+        #expect(kind(.unsupportedURL) == "requestBuildFailed")
+        #expect(kind(.secureConnectionFailed) == "transport")
+        #expect(NetworkError(transportError: CancellationError()).isCancelled)
+        if case .serverUnreachable = NetworkError(transportError: POSIXError(.ECONNREFUSED)) {} else {
+            Issue.record("ECONNREFUSED should be serverUnreachable")
+        }
+    }
+
+    @Test func everyDescriptionIsASentence() {
+        let response = Response(statusCode: 500, data: Data())
+        let errors: [NetworkError] = [
+            .requestBuildFailed(RequestBuildFailure.missingURL), .noConnection(URLError(.notConnectedToInternet)),
+            .serverUnreachable(URLError(.cannotConnectToHost)), .timedOut(URLError(.timedOut)),
+            .connectionLost(URLError(.networkConnectionLost)), .cancelled, .statusCode(response),
+            .mappingFailed(response, RequestBuildFailure.missingURL), .authenticationFailed(URLError(.userAuthenticationRequired)),
+            .plugin("P", URLError(.unknown)), .transport(URLError(.secureConnectionFailed)),
+        ]
+        for error in errors {
+            let text = error.description
+            #expect(text.first?.isUppercase == true, "\(text)")
+            #expect(text.hasSuffix("."), "\(text)")
+            #expect(error.localizedDescription == text)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Courier
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The order of the hooks, and what each may do.
+@Suite struct PipelineTests {
+    @Test func hooksRunInTheDesignedOrder() async throws {
+        try await withServer { server in
+            let log = HookLog()
+            let provider = Provider<TestTarget>(plugins: [RecordingPlugin("a", log: log), RecordingPlugin("b", log: log)])
+            _ = try await provider.request(TestTarget(server.baseURL))
+            #expect(log.all == [
+                "a.prepare", "b.prepare",
+                "a.intercept>", "b.intercept>",
+                "a.willSend#1", "b.willSend#1",
+                "b.intercept<", "a.intercept<",
+                "a.didReceive", "b.didReceive",
+                "a.process", "b.process",
+            ])
+            let request = try #require(server.requests(to: "/echo").last)
+            #expect(request.headerValues("X-Prepared-By").joined(separator: ",") == "a,b")
+        }
+    }
+
+    @Test func anInterceptorCanAnswerWithoutTheNetwork() async throws {
+        struct Canned: Plugin {
+            func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+                Response(statusCode: 203, data: Data("canned".utf8), request: request)
+            }
+        }
+        try await withServer { server in
+            let log = HookLog()
+            let provider = Provider<TestTarget>(plugins: [Canned(), RecordingPlugin("r", log: log)])
+            let response = try await provider.request(TestTarget(server.baseURL))
+            #expect(response.statusCode == 203)
+            #expect(String(decoding: response.data, as: UTF8.self) == "canned")
+            #expect(server.hits("/echo") == 0)
+            #expect(!log.all.contains { $0.hasPrefix("r.willSend") })
+            #expect(log.all.contains("r.didReceive"))
+        }
+    }
+
+    @Test func anInterceptorCanReplayAndEachTransmissionRunsWillSend() async throws {
+        struct ReplayOnce: Plugin {
+            func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+                _ = try await next(request)
+                var replay = request
+                replay.setValue("2", forHTTPHeaderField: "X-Try")
+                return try await next(replay)
+            }
+        }
+        try await withServer { server in
+            let log = HookLog()
+            let provider = Provider<TestTarget>(plugins: [ReplayOnce(), RecordingPlugin("r", log: log)])
+            let response = try await provider.request(TestTarget(server.baseURL))
+            #expect(server.hits("/echo") == 2)
+            #expect(log.all.filter { $0.hasPrefix("r.willSend") } == ["r.willSend#1", "r.willSend#2"])
+            #expect(try Echo(response).header("X-Try") == "2")
+            #expect(log.all.filter { $0 == "r.didReceive" }.count == 1)
+        }
+    }
+
+    @Test func aPluginErrorIsWrappedAndNamesThePlugin() async throws {
+        struct Refuser: Plugin {
+            struct NoToken: Error, CustomStringConvertible { var description: String { "no token available" } }
+            func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest { throw NoToken() }
+        }
+        try await withServer { server in
+            let log = HookLog()
+            let provider = Provider<TestTarget>(plugins: [RecordingPlugin("r", log: log), Refuser()])
+            let error = await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(server.baseURL)) }
+            guard case .plugin(let name, let underlying) = error else {
+                Issue.record("expected .plugin, got \(String(describing: error))")
+                return
+            }
+            #expect(name == "Refuser")
+            #expect(underlying is Refuser.NoToken)
+            #expect("\(error!)" == "The plugin Refuser failed: no token available.")
+            #expect(server.hits("/echo") == 0)
+            #expect(log.all.contains("r.didReceive"))
+        }
+    }
+
+    @Test func processCanTurnASuccessIntoADomainError() async throws {
+        struct Maintenance: Error {}
+        struct MaintenanceMode: Plugin {
+            func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
+                guard case .success(let response) = result, response.value(forHTTPHeaderField: "X-Maintenance") != nil else { return result }
+                return .failure(.plugin("MaintenanceMode", Maintenance()))
+            }
+        }
+        try await withServer { server in
+            server.route("/maintenance") { _ in .text("later", headers: [("X-Maintenance", "1")]) }
+            let provider = Provider<TestTarget>(plugins: [MaintenanceMode()])
+            await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(server.baseURL, path: "/maintenance")) }
+            _ = try await provider.request(TestTarget(server.baseURL))
+        }
+    }
+
+    @Test func theEndpointClosureCanAddHeadersAndReplaceTasks() async throws {
+        try await withServer { server in
+            let provider = Provider<TestTarget>(endpointClosure: { target in
+                Provider<TestTarget>.defaultEndpointMapping(for: target)
+                    .adding(newHTTPHeaderFields: ["X-App": "demo"])
+                    .replacing(task: .requestData(Data("replaced".utf8)))
+            })
+            let echo = try Echo(try await provider.request(TestTarget(server.baseURL, method: .post)))
+            #expect(echo.header("X-App") == "demo")
+            #expect(echo.bodyText == "replaced")
+        }
+    }
+
+    @Test func theRequestClosureCanRefuseAndNothingIsSent() async throws {
+        struct Offline: Error {}
+        try await withServer { server in
+            let provider = Provider<TestTarget>(requestClosure: { _ in throw Offline() })
+            let error = await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(server.baseURL)) }
+            guard case .requestBuildFailed(let underlying) = error else {
+                Issue.record("expected requestBuildFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(underlying is Offline)
+            #expect(server.hits("/echo") == 0)
+        }
+    }
+
+    @Test func pluginsSeeTheTargetInsideAMultiTarget() async throws {
+        struct SeesTarget: Plugin {
+            let seen: Mutex<[String]>
+            func willSend(_ request: URLRequest, context: RequestContext) async {
+                seen.withLock { $0.append(String(describing: type(of: context.target))) }
+            }
+        }
+        try await withServer { server in
+            let seen = Mutex<[String]>([])
+            let provider = Provider<MultiTarget>(plugins: [SeesTarget(seen: seen)])
+            let response = try await provider.request(MultiTarget(TestTarget(server.baseURL, path: "/status/201")))
+            #expect(response.statusCode == 201)
+            #expect(seen.withLock { $0 } == ["TestTarget"])
+        }
+    }
+
+    @Test func optionsReachPlugins() async throws {
+        enum Tag: RequestOptionKey { static let defaultValue = "none" }
+        struct Tagger: Plugin {
+            func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+                var request = request
+                request.setValue(context.options[Tag.self], forHTTPHeaderField: "X-Tag")
+                return request
+            }
+        }
+        try await withServer { server in
+            let provider = Provider<TestTarget>(plugins: [Tagger()])
+            let tagged = try Echo(try await provider.request(TestTarget(server.baseURL), options: RequestOptions().setting(Tag.self, to: "blue")))
+            let untagged = try Echo(try await provider.request(TestTarget(server.baseURL)))
+            #expect(tagged.header("X-Tag") == "blue")
+            #expect(untagged.header("X-Tag") == "none")
+        }
+    }
+}
