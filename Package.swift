@@ -122,7 +122,14 @@ var targets: [Target] = [
 
     // Test support: a SwiftNIO HTTP server on 127.0.0.1, shared by the demo,
     // the examples and the tests. Not a product, so no consumer builds it.
-    .target(name: "CourierLoopback", dependencies: nio, path: "Tests/Loopback"),
+    // Optimised even in debug builds: it hashes and generates tens of megabytes
+    // per test, which takes seconds unoptimised.
+    .target(
+        name: "CourierLoopback",
+        dependencies: nio,
+        path: "Tests/Loopback",
+        swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+    ),
     .target(name: "CourierTestSupport", dependencies: ["Courier", "CourierLoopback"], path: "Tests/Support"),
 
     // Examples

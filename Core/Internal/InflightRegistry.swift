@@ -87,6 +87,11 @@ final class InflightRegistry: Sendable {
         }
     }
 
+    /// How many callers are waiting on shared transfers.
+    var waiterCount: Int {
+        flights.withLock { flights in flights.values.reduce(0) { $0 + $1.waiters.count } }
+    }
+
     private func finish(_ flight: Flight, key: Key, with result: Result<Response, any Error>) {
         let waiters = flights.withLock { flights in
             if flights[key] === flight {

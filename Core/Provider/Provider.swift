@@ -31,6 +31,10 @@ public final class Provider<Target: TargetType>: Sendable {
 
     let inflight = InflightRegistry()
 
+    /// How many calls are waiting on coalesced transfers right now; for tests
+    /// that need to know every caller has joined before a response arrives.
+    @_spi(Testing) public var coalescedWaiterCount: Int { inflight.waiterCount }
+
     /// Creates a provider.
     /// - Parameters:
     ///   - endpointClosure: Makes an ``Endpoint`` from a target; by default from

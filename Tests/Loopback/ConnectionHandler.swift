@@ -107,7 +107,10 @@ struct ConnectionHandler {
         for (name, value) in response.headers {
             headers.add(name: name, value: value)
         }
-        let isHead = request.method == .HEAD
+        // HEAD responses, 1xx, 204 and 304 never carry a body (RFC 9110 §6.4.1);
+        // writing one would corrupt the next response on the connection.
+        let status = response.status
+        let hasNoBody = request.method == .HEAD || (100..<200).contains(status) || status == 204 || status == 304
         switch response.body {
         case .data(let data):
             if !headers.contains(name: "Content-Length") { headers.replaceOrAdd(name: "Content-Length", value: String(data.count)) }
@@ -116,10 +119,14 @@ struct ConnectionHandler {
         case .chunked:
             headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
         }
+        if status == 204 || (100..<200).contains(status) {
+            headers.remove(name: "Content-Length")
+            headers.remove(name: "Transfer-Encoding")
+        }
         headers.replaceOrAdd(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         let head = HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         try await outbound.write(.head(head))
-        if !isHead {
+        if !hasNoBody {
             switch response.body {
             case .data(let data):
                 if !data.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data)))) }

@@ -6,22 +6,33 @@ import Foundation
 public final class Gate: Sendable {
     private struct State {
         var isOpen = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var nextID = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
 
     public init() {}
 
-    /// Suspends until the gate is open (returns at once if it already is).
+    /// Suspends until the gate is open (returns at once if it already is), or
+    /// until the waiting task is cancelled, so a server shutting down never
+    /// waits on a gate a failed test left closed.
     public func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state in
-                if state.isOpen { return true }
-                state.waiters.append(continuation)
-                return false
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    if state.isOpen || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if open { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
@@ -30,7 +41,7 @@ public final class Gate: Sendable {
         let waiters = state.withLock { state in
             state.isOpen = true
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -56,22 +67,37 @@ public func waitUntil(
 }
 
 /// Runs `body`, failing with `ConditionTimedOut` if it takes longer than
-/// `seconds`: a safety net so a broken test fails instead of hanging.
+/// `seconds`: a safety net so a broken test fails instead of hanging. The work
+/// is cancelled and abandoned at the deadline, even if it ignores cancellation
+/// (a task group would wait for it forever).
+@discardableResult
 public func withDeadline<T: Sendable>(
     _ seconds: Double = 20,
     _ what: String = "the operation",
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            throw ConditionTimedOut(description: "\(what) took longer than \(seconds) s")
+    try await withCheckedThrowingContinuation { continuation in
+        let finished = Mutex(false)
+        let resumeOnce: @Sendable (Result<T, any Error>) -> Bool = { result in
+            let first = finished.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { continuation.resume(with: result) }
+            return first
         }
-        guard let first = try await group.next() else {
-            throw ConditionTimedOut(description: "\(what) produced nothing")
+        let work = Task {
+            do {
+                _ = resumeOnce(.success(try await body()))
+            } catch {
+                _ = resumeOnce(.failure(error))
+            }
         }
-        group.cancelAll()
-        return first
+        Task {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            if resumeOnce(.failure(ConditionTimedOut(description: "\(what) took longer than \(seconds) s"))) {
+                work.cancel()
+            }
+        }
     }
 }
