@@ -41,7 +41,7 @@ struct AuthPluginTests {
 
     @Test func withoutACredentialOrAHandlerTheRequestFailsUnsent() async throws {
         try await withServer { server in
-            let provider = Provider<SecureTarget>(plugins: [AuthPlugin(store: InMemoryCredentialStore(), refresh: { $0 })])
+            let provider = Provider<SecureTarget>(plugins: [.auth(InMemoryCredentialStore(), refresh: { $0 })])
             let error = await #expect(throws: NetworkError.self) {
                 try await provider.request(SecureTarget(baseURL: server.baseURL))
             }
