@@ -78,6 +78,24 @@ struct AuthPluginTests {
         }
     }
 
+    @Test func aRefreshedCredentialIsSavedInTheFileStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CourierAuthTests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("credential.json")
+        try await withServer { server in
+            let api = TokenAPI(server)
+            let store = FileCredentialStore(fileURL: file)
+            try store.update(token: "revoked", refreshToken: "r0")
+            let provider = Provider<SecureTarget>(plugins: [AuthPlugin(store: store, refresh: api.refresh())])
+
+            let response = try await provider.request(SecureTarget(baseURL: server.baseURL))
+
+            #expect(response.statusCode == 200)
+            #expect(FileCredentialStore(fileURL: file).accessToken == "access-1")
+            #expect(server.requests(to: "/token/refresh").first?.bodyText == "r0")
+        }
+    }
+
     // MARK: - No loops
 
     @Test func aReplayRefusedAgainFails() async throws {

@@ -8,9 +8,10 @@ import Foundation
 /// ```swift
 /// let store = FileCredentialStore(fileURL: credentialFile)
 /// let auth = AuthPlugin(store: store) { credential in
-///     // Call your refresh endpoint; a target that is not authorizable, or
-///     // any target of the same provider: requests made here skip the plugin.
-///     let tokens = try await provider.request(.refresh(credential.refreshToken ?? ""), mapper: TokensMapper())
+///     // Call your refresh endpoint, through any provider — even the one this
+///     // plugin belongs to: requests made inside the refresh skip the plugin,
+///     // so they never wait for the refresh they are part of.
+///     let tokens = try await refreshProvider.request(.refresh(credential.refreshToken ?? ""), mapper: TokensMapper())
 ///     return Credential(accessToken: tokens.access, refreshToken: tokens.refresh, expiresIn: tokens.expiresIn)
 /// } askForCredentials: {
 ///     try await signInScreen.present()   // optional: when the refresh fails
@@ -28,7 +29,8 @@ import Foundation
 ///    request sent elsewhere gets no token.
 /// 3. On a status in ``Configuration/refreshStatusCodes`` (401), the token is
 ///    refreshed and the request replayed once. A replay refused again fails
-///    with ``Failure/refusedAfterRefresh(statusCode:)``.
+///    with ``Failure/refusedAfterRefresh(statusCode:)``. A request whose body
+///    is a one-shot stream cannot be replayed: its 401 is returned as it is.
 /// 4. When the refresh fails, the ask-for-credentials handler runs; when that
 ///    fails too, the store is cleared and every waiting request fails with
 ///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`.
