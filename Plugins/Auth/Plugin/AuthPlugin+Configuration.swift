@@ -1,0 +1,54 @@
+import Courier
+import Foundation
+
+extension AuthPlugin {
+    /// How ``AuthPlugin`` decides which requests carry the token, when it
+    /// refreshes, and when it stops.
+    public struct Configuration: Sendable {
+        /// The scheme for targets that do not conform to
+        /// ``AccessTokenAuthorizable``; `nil` sends them no token. Defaults to
+        /// ``AuthorizationType/bearer``.
+        public var defaultAuthorizationType: AuthorizationType?
+        /// The status codes that mean "the token was refused": refresh and
+        /// replay once. Defaults to 401.
+        public var refreshStatusCodes: Set<Int>
+        /// Seconds before the expiry date from which a token counts as expired
+        /// and is refreshed before sending. Defaults to 30.
+        public var leeway: TimeInterval
+        /// At most this many refreshes in ``refreshWindow`` seconds; one more
+        /// fails with ``AuthPlugin/Failure/refreshLimitExceeded(refreshes:seconds:)``.
+        /// Defaults to 5.
+        public var maximumRefreshes: Int
+        /// The window for ``maximumRefreshes``, in seconds. Defaults to 30.
+        public var refreshWindow: TimeInterval
+        /// The clock: inject one in tests instead of waiting.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - defaultAuthorizationType: The scheme for targets that are not
+        ///     ``AccessTokenAuthorizable``; `nil` for none.
+        ///   - refreshStatusCodes: The statuses that trigger a refresh and a
+        ///     replay.
+        ///   - leeway: Seconds before expiry from which the token is refreshed
+        ///     before sending.
+        ///   - maximumRefreshes: How many refreshes ``refreshWindow`` allows.
+        ///   - refreshWindow: The window, in seconds.
+        ///   - now: The clock.
+        public init(
+            defaultAuthorizationType: AuthorizationType? = .bearer,
+            refreshStatusCodes: Set<Int> = [401],
+            leeway: TimeInterval = 30,
+            maximumRefreshes: Int = 5,
+            refreshWindow: TimeInterval = 30,
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.defaultAuthorizationType = defaultAuthorizationType
+            self.refreshStatusCodes = refreshStatusCodes
+            self.leeway = leeway
+            self.maximumRefreshes = maximumRefreshes
+            self.refreshWindow = refreshWindow
+            self.now = now
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Courier
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Keeps a ``Credential`` in a JSON file that only its owner can read (0600),
+/// written atomically: a crash mid-write leaves the previous file whole.
+///
+/// The file is read once, when the store is created. A file that cannot be
+/// read as a credential (truncated, edited by hand, from another app) makes an
+/// empty store and a warning, never a crash; the next save replaces it.
+///
+/// ```swift
+/// let store = FileCredentialStore(
+///     fileURL: appSupport.appendingPathComponent("credential.json"),
+///     warningHandler: { message in logger.warning("\(message)") }
+/// )
+/// ```
+///
+/// One store per file: two stores on the same file do not see each other's
+/// changes until they are created again.
+public final class FileCredentialStore: CredentialStoring {
+    /// Receives a warning (never containing a token), for example that the
+    /// file was corrupt and has been ignored.
+    public typealias WarningHandler = @Sendable (String) -> Void
+
+    /// Where the credential lives.
+    public let fileURL: URL
+    private let cached: Protected<Credential?>
+
+    /// Creates a store on `fileURL` and reads the credential already there.
+    /// - Parameters:
+    ///   - fileURL: The JSON file; its directory is created on the first save
+    ///     when missing.
+    ///   - warningHandler: Receives warnings; by default they go to standard
+    ///     error.
+    public init(fileURL: URL, warningHandler: WarningHandler? = nil) {
+        self.fileURL = fileURL
+        let warn = warningHandler ?? Self.printToStandardError
+        self.cached = Protected(Self.read(fileURL, warn: warn))
+    }
+
+    // MARK: - CredentialStoring
+
+    /// The credential read from the file or saved since, or `nil`.
+    public var credential: Credential? {
+        cached.withLock { $0 }
+    }
+
+    /// Writes `credential` to the file atomically with 0600 permissions.
+    /// - Parameter credential: The credential to keep.
+    /// - Throws: ``CredentialStoreError`` when it cannot be written; the file
+    ///   and ``credential`` then still hold the previous one.
+    public func save(_ credential: Credential) throws {
+        let data: Data
+        do {
+            data = try Self.encoder.encode(credential)
+        } catch {
+            throw CredentialStoreError.encodingFailed(reason: "\(type(of: error))")
+        }
+        try cached.withLock { cached in
+            try AtomicFile.save(data, to: fileURL)
+            cached = credential
+        }
+    }
+
+    /// Deletes the file.
+    /// - Throws: ``CredentialStoreError/removeFailed(path:reason:)`` when it
+    ///   exists and cannot be removed.
+    public func clear() throws {
+        try cached.withLock { cached in
+            if unlink(fileURL.path) != 0, errno != ENOENT {
+                throw CredentialStoreError.removeFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
+            }
+            cached = nil
+        }
+    }
+
+    // MARK: - Reading
+
+    private static func read(_ url: URL, warn: WarningHandler) -> Credential? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        do {
+            let data = try Data(contentsOf: url)
+            return try decoder.decode(Credential.self, from: data)
+        } catch {
+            // The reason names only the error's type: a decoding error's text
+            // may quote the file, and the file holds tokens.
+            warn("The credential file at \(url.path) could not be read (\(type(of: error))); "
+                + "starting with no credential. The next save replaces the file.")
+            return nil
+        }
+    }
+
+    private static func printToStandardError(_ message: String) {
+        FileHandle.standardError.write(Data("[CourierAuth] warning: \(message)\n".utf8))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
+}

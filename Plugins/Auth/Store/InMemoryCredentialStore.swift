@@ -1,0 +1,35 @@
+import Courier
+import Foundation
+
+/// Keeps a ``Credential`` in memory only, for the life of the process: for
+/// tests, and for apps that sign in every launch.
+///
+/// ```swift
+/// let store = InMemoryCredentialStore(Credential(accessToken: "abc", refreshToken: "r1", expiresIn: 3600))
+/// let provider = Provider<API>(plugins: [AuthPlugin(store: store, refresh: renew)])
+/// ```
+public final class InMemoryCredentialStore: CredentialStoring {
+    private let stored: Protected<Credential?>
+
+    /// Creates a store holding `credential`.
+    /// - Parameter credential: The initial credential, or `nil` for none.
+    public init(_ credential: Credential? = nil) {
+        self.stored = Protected(credential)
+    }
+
+    /// The stored credential, or `nil`.
+    public var credential: Credential? {
+        stored.withLock { $0 }
+    }
+
+    /// Replaces the stored credential. Never throws.
+    /// - Parameter credential: The credential to keep.
+    public func save(_ credential: Credential) {
+        stored.withLock { $0 = credential }
+    }
+
+    /// Removes the stored credential. Never throws.
+    public func clear() {
+        stored.withLock { $0 = nil }
+    }
+}

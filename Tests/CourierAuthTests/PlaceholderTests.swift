@@ -1,4 +1,0 @@
-import CourierAuth
-import Testing
-
-@Test func placeholderAuthLinks() {}
