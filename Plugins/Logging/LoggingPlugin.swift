@@ -45,6 +45,8 @@ public struct LoggingPlugin: Plugin {
 
     // MARK: - Hooks
 
+    /// Logs the request line for this transmission and, at the detail level,
+    /// its headers, body and cURL command.
     public func willSend(_ request: URLRequest, context: RequestContext) async {
         let logger = configuration.logger
         let metadata = Self.metadata(context)
@@ -57,6 +59,10 @@ public struct LoggingPlugin: Plugin {
         }
     }
 
+    /// Times the call of `next` and logs the response line (status, bytes,
+    /// milliseconds) and its details, or the failure.
+    /// - Returns: The response from `next`, unchanged.
+    /// - Throws: The error from `next`, unchanged.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         // Local to this call, so concurrent requests never share a start time.
         let start = ContinuousClock.now

@@ -25,8 +25,11 @@ public struct SystemRetryClock: RetryClocking {
     /// Creates the clock.
     public init() {}
 
+    /// The system's wall-clock time.
     public var now: Date { Date() }
 
+    /// Waits with `Task.sleep`, which ends at once when the task is cancelled.
+    /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(for seconds: TimeInterval) async throws {
         guard seconds > 0 else {
             try Task.checkCancellation()

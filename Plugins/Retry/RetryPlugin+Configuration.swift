@@ -88,6 +88,7 @@ extension RetryPlugin {
     /// let options = RequestOptions().setting(RetryPlugin.AllowsRetry.self, to: false)
     /// ```
     public enum AllowsRetry: RequestOptionKey {
+        /// `nil`: no override for this call.
         public static let defaultValue: Bool? = nil
     }
 }

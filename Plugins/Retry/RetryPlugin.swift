@@ -35,6 +35,11 @@ public struct RetryPlugin: Plugin {
         self.configuration = configuration
     }
 
+    /// Sends the request, and again after a back-off while the result is
+    /// transient and attempts, time budget and safety allow.
+    /// - Returns: The last response, whatever its status.
+    /// - Throws: The last transmission's ``NetworkError``, or
+    ///   ``NetworkError/cancelled`` when the task is cancelled during a wait.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         let clock = configuration.clock
         let start = clock.now

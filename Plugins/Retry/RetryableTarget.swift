@@ -19,5 +19,6 @@ public protocol RetryableTarget: TargetType {
 }
 
 extension RetryableTarget {
+    /// Retryable: a target that conforms opts in, unless it says otherwise.
     public var isRetryable: Bool { true }
 }

@@ -18,6 +18,7 @@ extension Gzip {
         /// zlib itself failed (out of memory, a version mismatch).
         case zlibFailure(code: Int, message: String)
 
+        /// What went wrong, in a sentence that says what to do about it.
         public var description: String {
             switch self {
             case .corrupt(let reason):

@@ -48,6 +48,7 @@ public enum Gzip {
             }
         }
 
+        /// The format's name, for messages.
         public var description: String {
             switch self {
             case .gzip: "gzip"

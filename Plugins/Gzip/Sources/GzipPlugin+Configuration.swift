@@ -47,6 +47,7 @@ extension GzipPlugin {
     /// try await provider.request(.upload(report), options: options)
     /// ```
     public enum CompressRequestBody: RequestOptionKey {
+        /// `nil`: no override for this call.
         public static let defaultValue: Bool? = nil
     }
 
@@ -58,6 +59,7 @@ extension GzipPlugin {
         /// A response body in `encoding` from `url` could not be decompressed.
         case decompressionFailed(encoding: String, url: String, Gzip.Error)
 
+        /// What failed and why, without the URL's query (it may carry secrets).
         public var description: String {
             switch self {
             case .compressionFailed(let error):

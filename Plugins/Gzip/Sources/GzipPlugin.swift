@@ -32,6 +32,9 @@ public struct GzipPlugin: Plugin {
 
     // MARK: - Requests
 
+    /// Compresses the body when the call, the target or the configuration
+    /// asks for it and the body is at least the threshold.
+    /// - Throws: ``Failure/compressionFailed(_:)`` if zlib fails; nothing is sent.
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         guard shouldCompress(context), let body = request.httpBody, body.count >= configuration.compressionThreshold,
               request.value(forHTTPHeaderField: "Content-Encoding") == nil
@@ -57,6 +60,10 @@ public struct GzipPlugin: Plugin {
 
     // MARK: - Responses
 
+    /// Decompresses a successful response whose `Content-Encoding` is gzip or
+    /// deflate, and removes the header; other results pass unchanged.
+    /// - Returns: The decoded response, or a ``NetworkError/plugin(_:_:)``
+    ///   failure wrapping ``Failure/decompressionFailed(encoding:url:_:)``.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
         guard configuration.decompressesResponses, case .success(let response) = result,
               let header = response.value(forHTTPHeaderField: "Content-Encoding"),

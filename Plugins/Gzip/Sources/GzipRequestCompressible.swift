@@ -20,5 +20,6 @@ public protocol GzipRequestCompressible: TargetType {
 }
 
 extension GzipRequestCompressible {
+    /// Compress: a target that conforms wants it, unless it says otherwise.
     public var compressesRequestBody: Bool { true }
 }
