@@ -37,11 +37,14 @@ struct LoggingPluginTests {
 
     @Test func aReplayLogsItsAttemptNumber() async throws {
         try await withServer { server in
+            // Not /status/204: the loopback server sends a body with it, which
+            // breaks the next request on the same connection.
+            server.route("/empty") { _ in LoopbackResponse(status: 200) }
             let capture = LogCapture()
             let logging = LoggingPlugin(.init(logger: capture.logger(level: .info)))
             let provider = Provider<TestTarget>(plugins: [ReplayOncePlugin(), logging])
-            _ = try await provider.request(TestTarget(server.baseURL, path: "/status/204"))
-            let url = server.url("/status/204").absoluteString
+            _ = try await provider.request(TestTarget(server.baseURL, path: "/empty"))
+            let url = server.url("/empty").absoluteString
             try #require(capture.messages.count == 4, "\(capture.messages)")
             #expect(capture.messages == [
                 "--> GET \(url)",
@@ -49,8 +52,8 @@ struct LoggingPluginTests {
                 "--> GET \(url) (attempt 2)",
                 capture.messages[3],
             ])
-            #expect(capture.messages[1].hasPrefix("<-- GET \(url) 204 (0 bytes, "))
-            #expect(capture.messages[3].hasPrefix("<-- GET \(url) 204 (0 bytes, "))
+            #expect(capture.messages[1].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
+            #expect(capture.messages[3].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
         }
     }
 
