@@ -24,6 +24,7 @@ print("Courier demo against \(baseURL.absoluteString)")
 
 await runCoreSection(demo)
 await runAuthSection(demo)
+await runPluginsSection(demo)
 
 await server?.shutdown()
 print("\nDone.")

@@ -1,0 +1,125 @@
+import CZlib
+import Foundation
+
+/// Decompresses a stream chunk by chunk, with a limit on the total output, so
+/// neither a large body nor a decompression bomb needs unbounded memory.
+///
+/// ```swift
+/// let decompressor = GzipDecompressor(limit: 100 * 1024 * 1024)
+/// for try await chunk in compressedChunks {
+///     try decompressor.decompress(chunk) { piece in file.write(piece) }
+/// }
+/// try decompressor.finish() // throws if the stream was cut short
+/// ```
+///
+/// A gzip stream of several members (concatenated `.gz` files) is read as
+/// one. Not thread-safe: one task feeds one decompressor.
+public final class GzipDecompressor {
+    /// The most bytes the output may have in total.
+    public let limit: Int
+    /// The container, once known: given, or detected from the first bytes.
+    public private(set) var format: Gzip.Format?
+
+    private var stream: ZStream?
+    /// Up to one byte held back until the format can be detected.
+    private var pending = Data()
+    private var consumed = 0
+    private var produced = 0
+    private var isAtStreamEnd = false
+    private var isFinished = false
+
+    /// Creates a decompressor.
+    /// - Parameters:
+    ///   - format: The container, or `nil` to detect gzip, zlib or raw
+    ///     deflate from the first two bytes.
+    ///   - limit: The most bytes the output may have in total.
+    public init(format: Gzip.Format? = nil, limit: Int = Gzip.defaultLimit) {
+        self.format = format
+        self.limit = limit
+    }
+
+    /// Decompresses the next chunk and returns its output.
+    /// - Parameter chunk: The next compressed bytes.
+    /// - Returns: The bytes decompressed so far from this chunk.
+    /// - Throws: ``Gzip/Error`` for corrupt input, output past ``limit``, or
+    ///   use after ``finish()``.
+    public func decompress(_ chunk: Data) throws(Gzip.Error) -> Data {
+        var output = Data()
+        try decompress(chunk) { piece in output.append(piece) }
+        return output
+    }
+
+    /// Decompresses the next chunk, handing the output over in pieces of at
+    /// most 64 KiB, so it never needs to be in memory whole.
+    /// - Parameters:
+    ///   - chunk: The next compressed bytes.
+    ///   - output: Receives each piece of decompressed bytes, in order.
+    /// - Throws: ``Gzip/Error`` for corrupt input, output past ``limit``, or
+    ///   use after ``finish()``.
+    public func decompress(_ chunk: Data, into output: (Data) -> Void) throws(Gzip.Error) {
+        guard !isFinished else { throw .alreadyFinished }
+        guard !chunk.isEmpty else { return }
+        var input = chunk
+        if stream == nil {
+            pending.append(chunk)
+            if format == nil && pending.count < 2 { return }
+            try open(format ?? Gzip.Format.detect(from: pending))
+            input = pending
+            pending = Data()
+        }
+        try feed(input, output: output)
+    }
+
+    /// Checks that the compressed stream ended where the input did.
+    /// - Throws: ``Gzip/Error/truncated(consumed:)`` if the input stopped
+    ///   before the end of the stream.
+    public func finish() throws(Gzip.Error) {
+        guard !isFinished else { throw .alreadyFinished }
+        isFinished = true
+        guard isAtStreamEnd else { throw .truncated(consumed: consumed + pending.count) }
+    }
+
+    // MARK: - Feeding zlib
+
+    private func open(_ format: Gzip.Format) throws(Gzip.Error) {
+        self.format = format
+        stream = try ZStream.inflater(windowBits: format.windowBits)
+    }
+
+    private func feed(_ input: Data, output: (Data) -> Void) throws(Gzip.Error) {
+        guard let stream else { return }
+        let limit = limit
+        var remaining = input
+        while !remaining.isEmpty {
+            if isAtStreamEnd {
+                // Only gzip may carry another member after the end of one.
+                guard format == .gzip else { throw .trailingData(count: remaining.count) }
+                stream.reset()
+                isAtStreamEnd = false
+            }
+            var produced = self.produced
+            let result = remaining.withUnsafeBytes { bytes in
+                Result { () throws(Gzip.Error) -> ZStream.Outcome in
+                    try stream.run(bytes, flush: Z_NO_FLUSH) { piece throws(Gzip.Error) in
+                        produced += piece.count
+                        guard produced <= limit else { throw .sizeLimitExceeded(limit: limit) }
+                        output(piece)
+                    }
+                }
+            }
+            self.produced = produced
+            switch try result.get() {
+            case .needsInput:
+                consumed += remaining.count
+                remaining = Data()
+            case .streamEnd(let unused):
+                consumed += remaining.count - unused
+                isAtStreamEnd = true
+                remaining = remaining.suffix(unused)
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension GzipDecompressor: Sendable {}

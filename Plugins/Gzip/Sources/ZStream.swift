@@ -1,0 +1,143 @@
+import CZlib
+import Foundation
+
+/// One zlib stream, deflating or inflating, with the output buffer it writes
+/// into. `GzipCompressor` and `GzipDecompressor` sit on it; nothing else sees
+/// zlib.
+final class ZStream {
+    enum Direction {
+        case deflate
+        case inflate
+    }
+
+    /// What one call of ``run(_:flush:output:)`` left zlib in.
+    enum Outcome {
+        /// Every input byte was consumed; more may follow.
+        case needsInput
+        /// The end of the compressed stream was reached; `unused` input bytes
+        /// after it were not consumed.
+        case streamEnd(unused: Int)
+    }
+
+    private static let bufferSize = 64 * 1024
+    /// zlib counts input in `uInt` (32 bits): larger chunks are fed in slices.
+    private static let maximumSlice = 1 << 30
+
+    let direction: Direction
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private var isOpen = false
+
+    private init(direction: Direction) {
+        self.direction = direction
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        buffer = .allocate(capacity: Self.bufferSize)
+    }
+
+    deinit {
+        if isOpen {
+            switch direction {
+            case .deflate: deflateEnd(stream)
+            case .inflate: inflateEnd(stream)
+            }
+        }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        buffer.deallocate()
+    }
+
+    static func deflater(windowBits: Int32, level: Int32) throws(Gzip.Error) -> ZStream {
+        let zstream = ZStream(direction: .deflate)
+        let status = deflateInit2_(
+            zstream.stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
+        )
+        try zstream.open(status)
+        return zstream
+    }
+
+    static func inflater(windowBits: Int32) throws(Gzip.Error) -> ZStream {
+        let zstream = ZStream(direction: .inflate)
+        let status = inflateInit2_(zstream.stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        try zstream.open(status)
+        return zstream
+    }
+
+    private func open(_ status: Int32) throws(Gzip.Error) {
+        guard status == Z_OK else { throw .zlibFailure(code: Int(status), message: message(for: status)) }
+        isOpen = true
+    }
+
+    /// Starts a new stream of the same kind, for a gzip file of several
+    /// members.
+    func reset() {
+        if direction == .inflate { inflateReset(stream) } else { deflateReset(stream) }
+    }
+
+    // MARK: - Running
+
+    /// Feeds `input` through zlib and hands every piece of output to `output`.
+    /// - Parameter flush: `Z_NO_FLUSH` while more input follows, `Z_FINISH`
+    ///   for the last call of a deflater.
+    func run(_ input: UnsafeRawBufferPointer, flush: Int32, output: (Data) throws(Gzip.Error) -> Void) throws(Gzip.Error) -> Outcome {
+        var offset = 0
+        repeat {
+            let slice = min(input.count - offset, Self.maximumSlice)
+            let isLast = offset + slice == input.count
+            let base = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) + offset }
+            let outcome = try runSlice(base, count: slice, flush: isLast ? flush : Z_NO_FLUSH, output: output)
+            if case .streamEnd(let unused) = outcome {
+                return .streamEnd(unused: unused + input.count - offset - slice)
+            }
+            offset += slice
+        } while offset < input.count
+        return .needsInput
+    }
+
+    private func runSlice(
+        _ input: UnsafeMutablePointer<Bytef>?,
+        count: Int,
+        flush: Int32,
+        output: (Data) throws(Gzip.Error) -> Void
+    ) throws(Gzip.Error) -> Outcome {
+        stream.pointee.next_in = input
+        stream.pointee.avail_in = uInt(count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        while true {
+            stream.pointee.next_out = buffer
+            stream.pointee.avail_out = uInt(Self.bufferSize)
+            let status = direction == .deflate ? deflate(stream, flush) : inflate(stream, flush)
+            let produced = Self.bufferSize - Int(stream.pointee.avail_out)
+            if produced > 0 {
+                try output(Data(bytes: buffer, count: produced))
+            }
+            switch status {
+            case Z_STREAM_END:
+                return .streamEnd(unused: Int(stream.pointee.avail_in))
+            case Z_OK, Z_BUF_ERROR:
+                // zlib stops when it runs out of input or of output space; only
+                // a full output buffer means there is more to collect.
+                if stream.pointee.avail_out == 0 { continue }
+                if flush == Z_FINISH && direction == .deflate { continue }
+                return .needsInput
+            case Z_NEED_DICT:
+                throw .corrupt("the stream needs a preset dictionary, which HTTP never uses")
+            case Z_DATA_ERROR:
+                throw .corrupt(message(for: status))
+            default:
+                throw .zlibFailure(code: Int(status), message: message(for: status))
+            }
+        }
+    }
+
+    private func message(for status: Int32) -> String {
+        if let text = stream.pointee.msg {
+            return String(cString: text)
+        }
+        return String(cString: zError(status))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Turns a body into what a log line shows: text cut at the limit, JSON
+/// pretty-printed when asked, binary as a byte count, form fields redacted.
+struct BodyFormatter: Sendable {
+    let limit: Int
+    let prettyPrintsJSON: Bool
+    let redactor: LogRedactor
+
+    /// Bodies larger than this are not parsed to be pretty-printed.
+    private static let prettyPrintLimit = 1 << 20
+
+    func format(_ body: Data, contentType: String?) -> String {
+        guard !body.isEmpty else { return "(empty body)" }
+        let type = contentType?.lowercased() ?? ""
+        guard Self.isText(body, contentType: type) else { return "<\(body.count) bytes of binary data>" }
+        var text: String
+        if prettyPrintsJSON, Self.isJSON(body, contentType: type), body.count <= Self.prettyPrintLimit,
+           let pretty = Self.prettyJSON(body) {
+            text = pretty
+        } else {
+            // A few bytes per character at most: decode no more than can be shown.
+            text = String(decoding: body.prefix(limit * 4 + 4), as: UTF8.self)
+        }
+        if type.contains("x-www-form-urlencoded") {
+            text = redactor.formFields(text)
+        }
+        guard text.count > limit else { return text }
+        return "\(text.prefix(limit))… (cut at \(limit) characters; \(body.count) bytes in all)"
+    }
+
+    // MARK: - Kinds of bodies
+
+    private static let textTypes = ["json", "xml", "javascript", "x-www-form-urlencoded", "yaml", "graphql", "html", "csv"]
+
+    static func isText(_ body: Data, contentType: String) -> Bool {
+        if contentType.hasPrefix("text/") || textTypes.contains(where: contentType.contains) { return true }
+        if !contentType.isEmpty && !contentType.hasPrefix("application/octet-stream") { return false }
+        // No (or a generic) type: look at the first bytes.
+        let sample = body.prefix(512)
+        if sample.contains(where: { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) || $0 == 0x7F }) { return false }
+        // A multi-byte character may be cut at the end of the sample.
+        return (0...3).contains { String(bytes: sample.dropLast($0), encoding: .utf8) != nil }
+    }
+
+    private static func isJSON(_ body: Data, contentType: String) -> Bool {
+        if contentType.contains("json") { return true }
+        let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    private static func prettyJSON(_ body: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,63 @@
+import Courier
+import Logging
+
+extension LoggingPlugin {
+    /// Where the plugin logs, at which levels, and what it hides.
+    public struct Configuration: Sendable {
+        /// The logger every line goes to.
+        public var logger: Logger
+        /// The level of the one-line summaries: one per request, one per
+        /// response.
+        public var summaryLevel: Logger.Level
+        /// The level of headers, bodies and the cURL command.
+        public var detailLevel: Logger.Level
+        /// The level of the line for a request that failed without a response.
+        public var failureLevel: Logger.Level
+        /// Bodies longer than this many characters are cut, with a note of
+        /// how much was left out.
+        public var bodyLimit: Int
+        /// Whether JSON bodies are pretty-printed.
+        public var prettyPrintsJSON: Bool
+        /// Whether each request is also logged as a `curl` command line.
+        public var logsCURL: Bool
+        /// Header fields shown as `<redacted>`, besides `Authorization`,
+        /// `Proxy-Authorization`, `Cookie` and `Set-Cookie`. Case-insensitive.
+        public var redactedHeaders: Set<String>
+        /// Query parameters (and form fields) whose values are shown as
+        /// `<redacted>`, for example `["api_key", "token"]`. Case-insensitive.
+        public var redactedQueryParameters: Set<String>
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - logger: The logger to write to; its own level decides what shows.
+        ///   - summaryLevel: The level of request and response lines.
+        ///   - detailLevel: The level of headers, bodies and cURL lines.
+        ///   - failureLevel: The level of lines for failed requests.
+        ///   - bodyLimit: The most characters of a body to show.
+        ///   - prettyPrintsJSON: Whether to pretty-print JSON bodies.
+        ///   - logsCURL: Whether to log a cURL command per request.
+        ///   - redactedHeaders: More header fields to hide.
+        ///   - redactedQueryParameters: Query parameters to hide.
+        public init(
+            logger: Logger = Logger(label: "courier"),
+            summaryLevel: Logger.Level = .info,
+            detailLevel: Logger.Level = .debug,
+            failureLevel: Logger.Level = .error,
+            bodyLimit: Int = 1024,
+            prettyPrintsJSON: Bool = false,
+            logsCURL: Bool = false,
+            redactedHeaders: Set<String> = [],
+            redactedQueryParameters: Set<String> = []
+        ) {
+            self.logger = logger
+            self.summaryLevel = summaryLevel
+            self.detailLevel = detailLevel
+            self.failureLevel = failureLevel
+            self.bodyLimit = max(0, bodyLimit)
+            self.prettyPrintsJSON = prettyPrintsJSON
+            self.logsCURL = logsCURL
+            self.redactedHeaders = redactedHeaders
+            self.redactedQueryParameters = redactedQueryParameters
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+
+#if !Logging
+#error("CourierLogging needs the package trait \"Logging\": add it to the traits of your Courier dependency.")
+#endif
+
+/// Logs requests and responses to a swift-log `Logger`: a line per request
+/// and per response at info, headers, bodies and an optional cURL command at
+/// debug, with credentials always shown as `<redacted>`.
+///
+/// ```swift
+/// var logger = Logger(label: "api")
+/// logger.logLevel = .debug
+/// let logging = LoggingPlugin(.init(logger: logger, prettyPrintsJSON: true, logsCURL: true,
+///                                   redactedQueryParameters: ["api_key"]))
+/// let provider = Provider<API>(plugins: [RetryPlugin(), logging])
+/// // --> GET https://api.example.com/users?api_key=<redacted>
+/// // <-- GET https://api.example.com/users?api_key=<redacted> 200 (5120 bytes, 84 ms)
+/// ```
+///
+/// Every transmission logs its request line (with the attempt number on a
+/// replay). The response line times the plugin's own `intercept`: list the
+/// plugin after `RetryPlugin` (and after any plugin that replays) to log and
+/// time each transmission, before it to time the whole call. Byte counts are
+/// of the body as received, never the `Content-Length` header; a body the
+/// transport left compressed is logged compressed.
+public struct LoggingPlugin: Plugin {
+    /// The configuration in force.
+    public let configuration: Configuration
+    private let redactor: LogRedactor
+    private let bodies: BodyFormatter
+
+    /// Creates the plugin.
+    /// - Parameter configuration: The logger, the levels and what to hide.
+    public init(_ configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        redactor = LogRedactor(headers: configuration.redactedHeaders, parameters: configuration.redactedQueryParameters)
+        bodies = BodyFormatter(limit: configuration.bodyLimit, prettyPrintsJSON: configuration.prettyPrintsJSON, redactor: redactor)
+    }
+
+    // MARK: - Hooks
+
+    /// Logs the request line for this transmission and, at the detail level,
+    /// its headers, body and cURL command.
+    public func willSend(_ request: URLRequest, context: RequestContext) async {
+        let logger = configuration.logger
+        let metadata = Self.metadata(context)
+        let attempt = context.attempt > 1 ? " (attempt \(context.attempt))" : ""
+        logger.log(level: configuration.summaryLevel, "--> \(describe(request))\(attempt)", metadata: metadata)
+        guard logger.logLevel <= configuration.detailLevel else { return }
+        logger.log(level: configuration.detailLevel, "\(details(of: request, context: context))", metadata: metadata)
+        if configuration.logsCURL {
+            logger.log(level: configuration.detailLevel, "\(CURLCommand.make(request, redactor: redactor))", metadata: metadata)
+        }
+    }
+
+    /// Times the call of `next` and logs the response line (status, bytes,
+    /// milliseconds) and its details, or the failure.
+    /// - Returns: The response from `next`, unchanged.
+    /// - Throws: The error from `next`, unchanged.
+    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        // Local to this call, so concurrent requests never share a start time.
+        let start = ContinuousClock.now
+        let logger = configuration.logger
+        do {
+            let response = try await next(request)
+            let milliseconds = Self.milliseconds(since: start)
+            let metadata = Self.metadata(context)
+            logger.log(level: configuration.summaryLevel, "\(summary(of: response, request: request, milliseconds: milliseconds))",
+                       metadata: metadata)
+            if logger.logLevel <= configuration.detailLevel {
+                logger.log(level: configuration.detailLevel, "\(details(of: response, request: request))", metadata: metadata)
+            }
+            return response
+        } catch {
+            let milliseconds = Self.milliseconds(since: start)
+            let level = Self.isCancellation(error) ? configuration.summaryLevel : configuration.failureLevel
+            let reason = redactor.text(String(describing: error), mentioning: request.url)
+            logger.log(level: level, "<-- \(describe(request)) failed after \(milliseconds) ms: \(reason)",
+                       metadata: Self.metadata(context))
+            throw error
+        }
+    }
+
+    // MARK: - Lines
+
+    private func describe(_ request: URLRequest) -> String {
+        "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"
+    }
+
+    private func summary(of response: Response, request: URLRequest, milliseconds: Int) -> String {
+        "<-- \(describe(request)) \(response.statusCode) (\(Self.byteCount(response)) bytes, \(milliseconds) ms)"
+    }
+
+    private func details(of request: URLRequest, context: RequestContext) -> String {
+        let body: String
+        if let data = request.httpBody {
+            body = bodies.format(data, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+        } else if request.httpBodyStream != nil {
+            body = "<streamed body>"
+        } else {
+            body = context.isFileUpload ? "<body streamed from a file>" : "(empty body)"
+        }
+        return block("--> \(describe(request))", headers: request.allHTTPHeaderFields ?? [:], body: body)
+    }
+
+    private func details(of response: Response, request: URLRequest) -> String {
+        var fields: [String: String] = [:]
+        for case let (name as String, value as String) in response.response?.allHeaderFields ?? [:] {
+            fields[name] = value
+        }
+        let body = response.fileURL.map { "<\(Self.byteCount(response)) bytes written to \($0.lastPathComponent)>" }
+            ?? bodies.format(response.data, contentType: response.value(forHTTPHeaderField: "Content-Type"))
+        return block("<-- \(describe(request)) \(response.statusCode)", headers: fields, body: body)
+    }
+
+    private func block(_ title: String, headers: [String: String], body: String) -> String {
+        var lines = [title]
+        lines += redactor.headerFields(headers).map { "    \($0.name): \($0.value)" }
+        lines.append("    " + body.replacingOccurrences(of: "\n", with: "\n    "))
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - Measuring
+
+    private static func metadata(_ context: RequestContext) -> Logger.Metadata {
+        ["courier.request": "\(context.id)", "courier.attempt": "\(context.attempt)"]
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = start.duration(to: .now).components
+        return Int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The bytes actually received: the body, or the downloaded file's size.
+    private static func byteCount(_ response: Response) -> Int {
+        guard let file = response.fileURL else { return response.data.count }
+        let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
+        return size?.intValue ?? 0
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        (error as? NetworkError)?.isCancelled ?? (error is CancellationError)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Reads a `Retry-After` header: a number of seconds, or an HTTP date
+/// (RFC 9110, section 10.2.3).
+enum RetryAfter {
+    /// The seconds to wait from `now`, or `nil` when the value is neither
+    /// form. A date in the past means no wait.
+    static func delay(from value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 {
+            return TimeInterval(seconds)
+        }
+        guard let date = httpDate(trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+
+    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms, which
+    /// recipients must still accept.
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz",
+        "EEEE, dd-MMM-yy HH:mm:ss zzz",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
+
+    static func httpDate(_ text: String) -> Date? {
+        // A formatter per call: they are not safe to share across tasks, and
+        // a Retry-After is rare.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in formats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) {
+                return date
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,66 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends a request again after a transient failure — a time-out, a lost
+/// connection, 408, 429, 500, 502, 503 or 504 — waiting a little longer each
+/// time.
+///
+/// ```swift
+/// let retry = RetryPlugin(.init(maximumAttempts: 4, timeBudget: 20))
+/// let provider = Provider<API>(plugins: [retry, LoggingPlugin()])
+/// ```
+///
+/// It retries only what is safe to send twice: idempotent methods, or any
+/// method of a ``RetryableTarget`` that says so (or a call that sets
+/// ``AllowsRetry``), and never a body that cannot be replayed (a stream). It
+/// honours `Retry-After`, stops at ``Configuration/maximumAttempts`` and
+/// ``Configuration/timeBudget``, and when the task is cancelled during a wait
+/// it ends at once with ``NetworkError/cancelled``.
+///
+/// When retries run out, the last result stands: the last response (which
+/// the target's validation may then reject) or the last error.
+///
+/// Plugins listed after this one run inside it, once per transmission; those
+/// before it see the call once.
+public struct RetryPlugin: Plugin {
+    /// The configuration in force.
+    public let configuration: Configuration
+
+    /// Creates the plugin.
+    /// - Parameter configuration: Attempts, back-off, budget and clock.
+    public init(_ configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Sends the request, and again after a back-off while the result is
+    /// transient and attempts, time budget and safety allow.
+    /// - Returns: The last response, whatever its status.
+    /// - Throws: The last transmission's ``NetworkError``, or
+    ///   ``NetworkError/cancelled`` when the task is cancelled during a wait.
+    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        let clock = configuration.clock
+        let start = clock.now
+        var attempt = 1
+        while true {
+            let outcome: Result<Response, NetworkError>
+            do {
+                outcome = .success(try await next(request))
+            } catch {
+                outcome = .failure(NetworkError(transportError: error))
+            }
+            guard let delay = retryDelay(after: outcome, request: request, context: context, attempt: attempt, start: start) else {
+                return try outcome.get()
+            }
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                throw NetworkError.cancelled
+            }
+            if Task.isCancelled { throw NetworkError.cancelled }
+            attempt += 1
+        }
+    }
+}

@@ -1,4 +1,0 @@
-import CourierGzip
-import Testing
-
-@Test func placeholderGzipLinks() {}

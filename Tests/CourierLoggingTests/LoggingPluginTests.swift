@@ -1,0 +1,110 @@
+import Courier
+import CourierLogging
+import CourierTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import Testing
+
+/// What the logging plugin writes, against the loopback server.
+struct LoggingPluginTests {
+    /// Sends every request twice and returns the second response, as a
+    /// retrying plugin would.
+    struct ReplayOncePlugin: Plugin {
+        func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+            _ = try await next(request)
+            return try await next(request)
+        }
+    }
+
+    @Test func infoLogsOneLinePerRequestAndPerResponse() async throws {
+        try await withServer { server in
+            let capture = LogCapture()
+            let provider = Provider<TestTarget>(plugins: [LoggingPlugin(.init(logger: capture.logger(level: .info)))])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/echo"))
+            let url = server.url("/echo").absoluteString
+            #expect(capture.messages.count == 2)
+            #expect(capture.messages.first == "--> GET \(url)")
+            let summary = try #require(capture.messages.last)
+            #expect(summary.hasPrefix("<-- GET \(url) 200 (\(response.data.count) bytes, "))
+            #expect(summary.hasSuffix(" ms)"))
+            #expect(capture.lines.allSatisfy { $0.level == .info })
+            #expect(capture.lines.first?.metadata["courier.request"] != nil)
+        }
+    }
+
+    @Test func aReplayLogsItsAttemptNumber() async throws {
+        try await withServer { server in
+            // Not /status/204: the loopback server sends a body with it, which
+            // breaks the next request on the same connection.
+            server.route("/empty") { _ in LoopbackResponse(status: 200) }
+            let capture = LogCapture()
+            let logging = LoggingPlugin(.init(logger: capture.logger(level: .info)))
+            let provider = Provider<TestTarget>(plugins: [ReplayOncePlugin(), logging])
+            _ = try await provider.request(TestTarget(server.baseURL, path: "/empty"))
+            let url = server.url("/empty").absoluteString
+            try #require(capture.messages.count == 4, "\(capture.messages)")
+            #expect(capture.messages == [
+                "--> GET \(url)",
+                capture.messages[1],
+                "--> GET \(url) (attempt 2)",
+                capture.messages[3],
+            ])
+            #expect(capture.messages[1].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
+            #expect(capture.messages[3].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
+        }
+    }
+
+    @Test func secretsAreRedactedEverywhereTheCURLLineIncluded() async throws {
+        try await withServer { server in
+            server.route("/login") { _ in
+                .json(Data(#"{"ok":true}"#.utf8), headers: [("Set-Cookie", "session=SECRET-SET-COOKIE"), ("X-Api-Key", "SECRET-ECHOED")])
+            }
+            let capture = LogCapture()
+            let logging = LoggingPlugin(.init(
+                logger: capture.logger(level: .debug), logsCURL: true,
+                redactedHeaders: ["x-api-key"], redactedQueryParameters: ["token", "password"]
+            ))
+            let provider = Provider<TestTarget>(plugins: [logging])
+            let target = TestTarget(
+                server.url("/login?token=SECRET-QUERY&page=2"), path: "", method: .post,
+                task: .requestParameters(parameters: ["user": "ada", "password": "SECRET-FORM"], encoding: URLEncoding.httpBody),
+                headers: [
+                    "Authorization": "Bearer SECRET-TOKEN", "Proxy-Authorization": "Basic SECRET-PROXY",
+                    "Cookie": "session=SECRET-COOKIE", "X-Api-Key": "SECRET-KEY",
+                ]
+            )
+            _ = try await provider.request(target)
+
+            #expect(server.requests(to: "/login").first?.header("Authorization") == "Bearer SECRET-TOKEN", "only the log is redacted")
+            let leaking = capture.messages.filter { $0.contains("SECRET") }
+            #expect(leaking.isEmpty, "secrets in: \(leaking)")
+            let curl = try #require(capture.messages.first { $0.hasPrefix("curl ") })
+            #expect(curl.contains("'Authorization: <redacted>'"))
+            #expect(curl.contains("'Cookie: <redacted>'"))
+            #expect(curl.contains("token=<redacted>&page=2"))
+            #expect(curl.contains("password=<redacted>"))
+            #expect(curl.contains("user=ada"))
+            let response = try #require(capture.messages.first { $0.hasPrefix("<-- POST") && $0.contains("\n") })
+            #expect(response.contains("Set-Cookie: <redacted>"))
+            #expect(response.contains("X-Api-Key: <redacted>"))
+        }
+    }
+
+    @Test func aFailureIsLoggedWithoutTheSecrets() async throws {
+        let server = try await LoopbackServer.start()
+        let url = server.url("/gone?token=SECRET-QUERY")
+        await server.shutdown()
+        let capture = LogCapture()
+        let logging = LoggingPlugin(.init(logger: capture.logger(level: .info), redactedQueryParameters: ["token"]))
+        let provider = Provider<TestTarget>(plugins: [logging])
+        await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(url, path: "")) }
+        let failure = try #require(capture.lines.last)
+        #expect(failure.level == .error)
+        #expect(failure.message.contains("failed after"))
+        #expect(failure.message.contains("token=<redacted>"))
+        #expect(!capture.messages.contains { $0.contains("SECRET") })
+    }
+}

@@ -1,4 +1,0 @@
-import CourierLogging
-import Testing
-
-@Test func placeholderLoggingLinks() {}

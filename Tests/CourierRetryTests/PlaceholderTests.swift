@@ -1,4 +1,0 @@
-import CourierRetry
-import Testing
-
-@Test func placeholderRetryLinks() {}

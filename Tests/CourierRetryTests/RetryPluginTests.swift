@@ -1,0 +1,145 @@
+import Courier
+import CourierRetry
+import CourierTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The retry plugin against the loopback server, with an injected clock so
+/// no test waits out a back-off.
+struct RetryPluginTests {
+    /// A route that fails with `status` (and `headers`) `failures` times, then
+    /// answers 200.
+    static func installFlaky(on server: LoopbackServer, path: String = "/flaky", failures: Int, status: Int = 503,
+                             headers: [(name: String, value: String)] = []) {
+        let count = Mutex(0)
+        server.route(path) { _ in
+            let hit = count.withLock { count in
+                count += 1
+                return count
+            }
+            return hit <= failures ? .text("try again", status: status, headers: headers) : .text("ok")
+        }
+    }
+
+    static func plugin(_ clock: any RetryClocking, attempts: Int = 5, budget: TimeInterval = 60, random: Double = 0.5) -> RetryPlugin {
+        RetryPlugin(.init(maximumAttempts: attempts, initialDelay: 1, multiplier: 2, maximumDelay: 30, timeBudget: budget,
+                          clock: clock, random: { random }))
+    }
+
+    // MARK: - Attempts and delays
+
+    @Test func retriesA503UntilItSucceedsWithExponentialJitteredDelays() async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 3)
+            let clock = RecordingClock()
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, random: 0.5)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 200)
+            #expect(server.hits("/flaky") == 4)
+            #expect(clock.delays == [0.5, 1, 2], "half of 1, 2 and 4 seconds: the random fraction of each bound")
+        }
+    }
+
+    @Test(arguments: [408, 429, 500, 502, 503, 504])
+    func everyTransientStatusIsRetried(status: Int) async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 1, status: status)
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(RecordingClock())])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 200)
+            #expect(server.hits("/flaky") == 2)
+        }
+    }
+
+    @Test func otherStatusesAreNotRetried() async throws {
+        try await withServer { server in
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(RecordingClock())])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/status/501"))
+            #expect(response.statusCode == 501)
+            #expect(server.hits("/status/501") == 1)
+        }
+    }
+
+    @Test func stopsAtTheMaximumAttemptsAndTheLastResponseStands() async throws {
+        try await withServer { server in
+            let clock = RecordingClock()
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, attempts: 3, random: 1)])
+            let error = try await #require(throws: NetworkError.self) {
+                try await provider.request(TestTarget(server.baseURL, path: "/status/503", validationType: .successCodes))
+            }
+            #expect(error.response?.statusCode == 503)
+            #expect(server.hits("/status/503") == 3)
+            #expect(clock.delays == [1, 2])
+        }
+    }
+
+    @Test func theTimeBudgetStopsRetries() async throws {
+        try await withServer { server in
+            let clock = RecordingClock()
+            // Waits of 1, 2, 4…: after 1 + 2 seconds, a wait of 4 would end past 5.
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, attempts: 10, budget: 5, random: 1)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/status/500"))
+            #expect(response.statusCode == 500)
+            #expect(clock.delays == [1, 2])
+            #expect(server.hits("/status/500") == 3)
+        }
+    }
+
+    @Test func timeOutsAreRetried() async throws {
+        try await withServer { server in
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(RecordingClock(), attempts: 2)])
+            let error = try await #require(throws: NetworkError.self) {
+                try await provider.request(TestTarget(server.baseURL, path: "/delay/3000", timeout: 1))
+            }
+            guard case .timedOut = error else {
+                Issue.record("expected .timedOut, got \(error)")
+                return
+            }
+            await server.waitForRequest(to: "/delay/3000", count: 2)
+            #expect(server.hits("/delay/3000") == 2)
+        }
+    }
+
+    // MARK: - Retry-After
+
+    @Test func retryAfterInSecondsSetsTheWait() async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 1, status: 429, headers: [("Retry-After", "7")])
+            let clock = RecordingClock()
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 200)
+            #expect(clock.delays == [7])
+        }
+    }
+
+    @Test func retryAfterAsAnHTTPDateSetsTheWait() async throws {
+        try await withServer { server in
+            let clock = RecordingClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let date = formatter.string(from: clock.now.addingTimeInterval(42))
+            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", date)])
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 200)
+            #expect(clock.delays == [42], "Retry-After: \(date)")
+        }
+    }
+
+    @Test func aRetryAfterBeyondTheBudgetIsNotWaitedFor() async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", "3600")])
+            let clock = RecordingClock()
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, budget: 60)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 503)
+            #expect(clock.delays.isEmpty)
+        }
+    }
+}
