@@ -14,26 +14,32 @@ struct ByteReader {
     }
 
     func uint16BE(at offset: Int) throws(ImageMappingFailure) -> Int {
-        try Int(byte(at: offset)) << 8 | Int(byte(at: offset + 1))
+        try require(offset, 2)
+        return try Int(byte(at: offset)) << 8 | Int(byte(at: offset + 1))
     }
 
     func uint16LE(at offset: Int) throws(ImageMappingFailure) -> Int {
-        try Int(byte(at: offset + 1)) << 8 | Int(byte(at: offset))
+        try require(offset, 2)
+        return try Int(byte(at: offset + 1)) << 8 | Int(byte(at: offset))
     }
 
     func uint24LE(at offset: Int) throws(ImageMappingFailure) -> Int {
-        try uint16LE(at: offset) | Int(byte(at: offset + 2)) << 16
+        try require(offset, 3)
+        return try uint16LE(at: offset) | Int(byte(at: offset + 2)) << 16
     }
 
     func uint32BE(at offset: Int) throws(ImageMappingFailure) -> Int {
-        try uint16BE(at: offset) << 16 | uint16BE(at: offset + 2)
+        try require(offset, 4)
+        return try uint16BE(at: offset) << 16 | uint16BE(at: offset + 2)
     }
 
     func uint32LE(at offset: Int) throws(ImageMappingFailure) -> Int {
-        try uint16LE(at: offset + 2) << 16 | uint16LE(at: offset)
+        try require(offset, 4)
+        return try uint16LE(at: offset + 2) << 16 | uint16LE(at: offset)
     }
 
     func uint64BE(at offset: Int) throws(ImageMappingFailure) -> Int {
+        try require(offset, 8)
         let high = try uint32BE(at: offset), low = try uint32BE(at: offset + 4)
         guard high < 1 << 30 else { throw .malformed(format, "a box is larger than any file") }
         return high << 32 | low
