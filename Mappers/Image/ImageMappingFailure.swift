@@ -12,6 +12,7 @@ public enum ImageMappingFailure: Error, Sendable, Equatable, CustomStringConvert
     /// The platform's image type could not decode the bytes.
     case undecodable(ImageFormat)
 
+    /// The sentence a person reads: what happened and what to do.
     public var description: String {
         switch self {
         case .notAnImage(let firstBytes):

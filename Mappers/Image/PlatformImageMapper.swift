@@ -1,18 +1,18 @@
 #if canImport(UIKit)
+import Courier
 import UIKit
 
 /// The platform's image type: `UIImage` here.
 public typealias PlatformImage = UIImage
 #elseif canImport(AppKit)
 import AppKit
+import Courier
 
 /// The platform's image type: `NSImage` here.
 public typealias PlatformImage = NSImage
 #endif
 
 #if canImport(UIKit) || canImport(AppKit)
-import Courier
-
 /// Decodes an image body into a `UIImage` or `NSImage`, after checking its
 /// header as ``ImageMapper`` does.
 ///

@@ -13,6 +13,7 @@ public enum StringMappingFailure: Error, Sendable, Equatable, CustomStringConver
     /// The key path leads nowhere, or to something other than a string.
     case notAString(path: String, found: String)
 
+    /// The sentence a person reads: what happened and what to do.
     public var description: String {
         switch self {
         case .unsupportedCharset(let label):
