@@ -25,6 +25,7 @@ print("Courier demo against \(baseURL.absoluteString)")
 await runCoreSection(demo)
 await runAuthSection(demo)
 await runPluginsSection(demo)
+await runMappersSection(demo)
 
 await server?.shutdown()
 print("\nDone.")

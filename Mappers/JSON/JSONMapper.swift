@@ -1,0 +1,52 @@
+import Courier
+import Foundation
+
+/// Reads a JSON body with `JSONSerialization`, as Moya's `mapJSON` does:
+/// `[String: Any]`, `[Any]`, `String`, `NSNumber` or `NSNull`.
+///
+/// Prefer ``JSONValueMapper`` for new code: its output is typed, `Sendable`
+/// and keeps integers exact.
+///
+/// ```swift
+/// let json = try await provider.requestJSON(.search("swift"), atKeyPath: "data")
+/// let total = (json as? [String: Any])?["total"] as? Int
+/// ```
+public struct JSONMapper: ResponseMapper {
+    /// Where the value sits in the body (`data.items[0]`), or `nil`.
+    public let keyPath: String?
+    /// Whether an empty body is an error, or reads as `NSNull`.
+    public let failsOnEmptyData: Bool
+
+    /// Creates a mapper.
+    /// - Parameters:
+    ///   - keyPath: Dot-separated keys with optional `[index]` steps, or `nil`
+    ///     for the whole body.
+    ///   - failsOnEmptyData: Whether an empty body is an error (the default)
+    ///     or reads as `NSNull`.
+    public init(atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true) {
+        self.keyPath = keyPath
+        self.failsOnEmptyData = failsOnEmptyData
+    }
+
+    /// Reads the response's body.
+    /// - Throws: ``JSONMappingFailure``.
+    public func map(_ response: Response) throws(JSONMappingFailure) -> Any {
+        let path = try keyPath.map { keyPath throws(JSONMappingFailure) in try JSONMappingFailure.parse(keyPath) }
+        if response.data.isEmpty {
+            if failsOnEmptyData { throw .emptyBody }
+            return NSNull()
+        }
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: response.data, options: [.fragmentsAllowed])
+        } catch {
+            throw .invalidJSON(error)
+        }
+        guard let path else { return root }
+        do {
+            return try path.value(in: root)
+        } catch {
+            throw .notFound(error, in: path)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Why a body could not be read as JSON, in a sentence a person can act on.
+///
+/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+public struct JSONMappingFailure: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure it is.
+    public enum Kind: Sendable, Equatable {
+        /// The body is not JSON.
+        case invalidJSON
+        /// The body is empty and the mapper fails on empty data.
+        case emptyBody
+        /// The key path given to the mapper is not a key path.
+        case invalidKeyPath
+        /// The key path leads nowhere in this body.
+        case keyPathNotFound
+    }
+
+    /// What kind of failure it is.
+    public let kind: Kind
+    /// Where in the JSON it happened (`the top level` for the whole body).
+    public let path: String
+    /// The sentence.
+    public let description: String
+    /// The error underneath, if any.
+    public let underlyingError: (any Error)?
+
+    init(_ kind: Kind, path: String, _ description: String, underlyingError: (any Error)? = nil) {
+        self.kind = kind
+        self.path = path
+        self.description = description
+        self.underlyingError = underlyingError
+    }
+
+    static func invalidJSON(_ error: any Error) -> JSONMappingFailure {
+        JSONMappingFailure(.invalidJSON, path: JSONKeyPath.format([]), "the body is not valid JSON (\(error.localizedDescription))", underlyingError: error)
+    }
+
+    static let emptyBody = JSONMappingFailure(
+        .emptyBody, path: JSONKeyPath.format([]),
+        "the body is empty, but JSON was expected; pass failsOnEmptyData: false to read an empty body as null"
+    )
+
+    static func parse(_ keyPath: String) throws(JSONMappingFailure) -> JSONKeyPath {
+        guard let path = JSONKeyPath(keyPath) else {
+            throw JSONMappingFailure(
+                .invalidKeyPath, path: keyPath,
+                "“\(keyPath)” is not a key path; write keys separated by dots with optional [index] steps, as data.items[3]"
+            )
+        }
+        return path
+    }
+
+    static func notFound(_ miss: JSONKeyPath.Miss, in path: JSONKeyPath) -> JSONMappingFailure {
+        JSONMappingFailure(.keyPathNotFound, path: miss.path, "expected a value at \(miss.path) (key path \(path)), found \(miss.found)")
+    }
+}

@@ -1,0 +1,48 @@
+import Courier
+import Foundation
+
+/// Reads a JSON body as a ``JSONValue``, optionally the value at a key path.
+///
+/// ```swift
+/// let items = try await provider.request(.search("swift"), mapper: JSONValueMapper(atKeyPath: "data.items"))
+/// let firstName = items[0]?["name"]?.stringValue
+/// ```
+public struct JSONValueMapper: ResponseMapper {
+    /// Where the value sits in the body (`data.items[0]`), or `nil`.
+    public let keyPath: String?
+    /// Whether an empty body is an error, or reads as ``JSONValue/null``.
+    public let failsOnEmptyData: Bool
+
+    /// Creates a mapper.
+    /// - Parameters:
+    ///   - keyPath: Dot-separated keys with optional `[index]` steps, or `nil`
+    ///     for the whole body.
+    ///   - failsOnEmptyData: Whether an empty body is an error (the default)
+    ///     or reads as `null`.
+    public init(atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true) {
+        self.keyPath = keyPath
+        self.failsOnEmptyData = failsOnEmptyData
+    }
+
+    /// Reads the response's body.
+    /// - Throws: ``JSONMappingFailure``.
+    public func map(_ response: Response) throws(JSONMappingFailure) -> JSONValue {
+        let path = try keyPath.map { keyPath throws(JSONMappingFailure) in try JSONMappingFailure.parse(keyPath) }
+        if response.data.isEmpty {
+            if failsOnEmptyData { throw .emptyBody }
+            return .null
+        }
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: response.data)
+        } catch {
+            throw .invalidJSON(error)
+        }
+        guard let path else { return root }
+        do {
+            return try root.value(at: path)
+        } catch {
+            throw .notFound(error, in: path)
+        }
+    }
+}

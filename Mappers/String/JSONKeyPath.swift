@@ -1,0 +1,125 @@
+import Foundation
+
+/// A parsed key path into JSON, such as `data.items[3].id`.
+///
+/// Keys are the JSON's own keys (a decoder's key strategy does not apply to
+/// them); `[n]` picks the element at index `n` of an array.
+struct JSONKeyPath: Sendable, CustomStringConvertible {
+    /// One step of a key path.
+    enum Component: Sendable, Equatable {
+        case key(String)
+        case index(Int)
+    }
+
+    let components: [Component]
+
+    /// Parses `path`; `nil` when it is empty or malformed (an unclosed or
+    /// non-numeric index, an empty key).
+    init?(_ path: String) {
+        var components: [Component] = []
+        for segment in path.split(separator: ".", omittingEmptySubsequences: false) {
+            guard let parsed = Self.parse(segment) else { return nil }
+            components += parsed
+        }
+        guard !components.isEmpty else { return nil }
+        self.components = components
+    }
+
+    init(components: [Component]) {
+        self.components = components
+    }
+
+    var description: String { Self.format(components) }
+
+    /// Formats components as `data.items[3].id`, or `the top level` for none.
+    static func format(_ components: [Component]) -> String {
+        var text = ""
+        for component in components {
+            switch component {
+            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text.isEmpty ? "the top level" : text
+    }
+
+    // MARK: - Parsing
+
+    /// `items[3][0]` is a key and two indices; `[3]` alone is an index.
+    private static func parse(_ segment: Substring) -> [Component]? {
+        var rest = segment
+        var components: [Component] = []
+        if let bracket = rest.firstIndex(of: "[") {
+            let key = rest[..<bracket]
+            if !key.isEmpty { components.append(.key(String(key))) }
+            rest = rest[bracket...]
+        } else {
+            guard !rest.isEmpty else { return nil }
+            return [.key(String(rest))]
+        }
+        while !rest.isEmpty {
+            guard rest.first == "[", let close = rest.firstIndex(of: "]"),
+                  let index = Int(rest[rest.index(after: rest.startIndex)..<close]), index >= 0
+            else { return nil }
+            components.append(.index(index))
+            rest = rest[rest.index(after: close)...]
+        }
+        return components
+    }
+}
+
+// MARK: - Walking a JSONSerialization tree
+
+extension JSONKeyPath {
+    /// Why a key path leads nowhere.
+    struct Miss: Error, Sendable {
+        /// The path up to and including the step that failed.
+        let path: String
+        /// What was there instead, in words.
+        let found: String
+    }
+
+    /// Follows the path through a `JSONSerialization` object.
+    /// - Throws: ``Miss`` naming the first step that does not exist.
+    func value(in root: Any) throws(Miss) -> Any {
+        var current = root
+        for (offset, component) in components.enumerated() {
+            let here = Self.format(Array(components[...offset]))
+            switch component {
+            case .key(let key):
+                guard let object = current as? [String: Any] else {
+                    throw Miss(path: here, found: Self.describe(current))
+                }
+                guard let next = object[key] else { throw Miss(path: here, found: "no such key") }
+                current = next
+            case .index(let index):
+                guard let array = current as? [Any] else {
+                    throw Miss(path: here, found: Self.describe(current))
+                }
+                guard index < array.count else {
+                    throw Miss(path: here, found: "an array of \(array.count) element\(array.count == 1 ? "" : "s")")
+                }
+                current = array[index]
+            }
+        }
+        return current
+    }
+
+    /// Says what kind of JSON value `value` is: `a string`, `null`, `a number (7)`.
+    static func describe(_ value: Any) -> String {
+        switch value {
+        case is NSNull: return "null"
+        case let string as String: return "a string (\"\(string.prefix(40))\")"
+        case let number as NSNumber: return isBoolean(number) ? "a boolean (\(number.boolValue))" : "a number (\(number))"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
+        default: return "a \(type(of: value))"
+        }
+    }
+
+    /// `JSONSerialization` gives booleans as the two shared boolean
+    /// `NSNumber`s, on Darwin and on Linux alike.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        number === NSNumber(value: true) || number === NSNumber(value: false)
+    }
+}

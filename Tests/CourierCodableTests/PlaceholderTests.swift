@@ -1,4 +1,0 @@
-import CourierCodable
-import Testing
-
-@Test func placeholderCodableLinks() {}

@@ -1,4 +1,0 @@
-import CourierImage
-import Testing
-
-@Test func placeholderImageLinks() {}

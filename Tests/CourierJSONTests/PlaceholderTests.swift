@@ -1,4 +1,0 @@
-import CourierJSON
-import Testing
-
-@Test func placeholderJSONLinks() {}

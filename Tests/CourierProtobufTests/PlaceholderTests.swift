@@ -1,4 +1,0 @@
-import CourierProtobuf
-import Testing
-
-@Test func placeholderProtobufLinks() {}

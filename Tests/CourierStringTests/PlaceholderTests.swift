@@ -1,4 +1,0 @@
-import CourierString
-import Testing
-
-@Test func placeholderStringLinks() {}

@@ -1,4 +1,0 @@
-import CourierXML
-import Testing
-
-@Test func placeholderXMLLinks() {}

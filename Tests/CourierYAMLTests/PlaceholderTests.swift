@@ -1,4 +1,0 @@
-import CourierYAML
-import Testing
-
-@Test func placeholderYAMLLinks() {}
