@@ -23,6 +23,7 @@ let demo = DemoContext(baseURL: baseURL, server: server)
 print("Courier demo against \(baseURL.absoluteString)")
 
 await runCoreSection(demo)
+await runCacheSection(demo)
 
 await server?.shutdown()
 print("\nDone.")

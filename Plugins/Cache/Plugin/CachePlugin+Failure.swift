@@ -14,16 +14,17 @@ extension CachePlugin {
         /// A disk store's directory could not be created or read.
         case directoryUnavailable(URL, any Error)
 
+        // No closing full stop: NetworkError's description adds one.
         public var description: String {
             switch self {
             case .notCached(let url):
                 "Nothing is cached for \(url?.absoluteString ?? "this request"), and the cache strategy forbids asking "
-                    + "the server. Use .cacheIfPossible to fall back to the network."
+                    + "the server; use .cacheIfPossible to fall back to the network"
             case .pluginMissing:
-                "This call reads the cache, but the provider has no CachePlugin. Add one to the provider's plugins."
+                "This call reads the cache, but the provider has no CachePlugin; add one to the provider's plugins"
             case .directoryUnavailable(let url, let error):
                 "The cache directory \(url.path) could not be created or read (\(error)). "
-                    + "Choose a writable directory."
+                    + "Choose a writable directory"
             }
         }
 
