@@ -94,3 +94,30 @@ import Testing
         #expect(CacheKey.make(for: get, target: target) == CacheKey.make(for: get, target: target))
     }
 }
+
+@Suite struct CacheKeyIdentityTests {
+    @Test func twoUsersNeverShareAnEntryAndNoTokenIsWrittenToDisk() async throws {
+        try await withServer { server in
+            installCounter(on: server, path: "/me", headers: [("Set-Cookie", "session=secret-cookie")])
+            try await withTemporaryDirectory { directory in
+                let provider = Provider<CachedTarget>(plugins: [CachePlugin(storage: try DiskResponseCache(directory: directory.url))])
+                let alice = CachedTarget(server, path: "/me", headers: ["Authorization": "Bearer alice-token"], strategy: .cacheIfPossible)
+                let bob = CachedTarget(server, path: "/me", headers: ["Authorization": "Bearer bob-token"], strategy: .cacheIfPossible)
+
+                let answers = [
+                    try await provider.request(alice).text, try await provider.request(bob).text,
+                    try await provider.request(alice).text,
+                ]
+                #expect(answers == ["response 1", "response 2", "response 1"])
+
+                let files = try directory.cacheFiles.map { try Data(contentsOf: $0) }
+                #expect(files.count == 2)
+                for file in files {
+                    let text = String(decoding: file, as: UTF8.self)
+                    #expect(!text.contains("alice-token") && !text.contains("bob-token"))
+                    #expect(!text.contains("secret-cookie"))
+                }
+            }
+        }
+    }
+}

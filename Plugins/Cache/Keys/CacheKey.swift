@@ -6,8 +6,10 @@ import FoundationNetworking
 
 /// The key of a request's cache entry: the method, the whole URL with its
 /// query, the SHA-256 of the body (for methods other than GET and HEAD), the
-/// target's extras, and — for responses with `Vary` — the values of the
-/// request header fields it names.
+/// SHA-256 of each identity header field (`Authorization` by default, so two
+/// users never share an entry and no token is written to disk), the target's
+/// extras, and — for responses with `Vary` — the values of the request header
+/// fields it names.
 ///
 /// Two requests that differ in any of these never share an entry.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
@@ -20,9 +22,15 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     ///   - request: The request as it will be sent.
     ///   - target: The target; a ``CacheableTarget`` may add extras or give
     ///     its own key.
+    ///   - identityHeaderFields: Request header fields whose values (hashed)
+    ///     are part of the key.
     /// - Returns: The key, or `nil` when the request has a streamed body that
     ///   cannot be fingerprinted.
-    public static func make(for request: URLRequest, target: any TargetType) -> CacheKey? {
+    public static func make(
+        for request: URLRequest,
+        target: any TargetType,
+        identityHeaderFields: [String] = ["Authorization"]
+    ) -> CacheKey? {
         let cacheable = target as? any CacheableTarget
         let method = request.httpMethod ?? "GET"
         var parts: [String]
@@ -33,6 +41,11 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             if method != "GET" && method != "HEAD" {
                 guard request.httpBodyStream == nil else { return nil }
                 parts.append("body-sha256=" + SHA256Digest.hex(request.httpBody ?? Data()))
+            }
+        }
+        for field in identityHeaderFields.map({ $0.lowercased() }).sorted() {
+            if let value = request.value(forHTTPHeaderField: field) {
+                parts.append("\(field)-sha256=" + SHA256Digest.hex(value))
             }
         }
         parts.append(contentsOf: cacheable?.cacheKeyExtras ?? [])

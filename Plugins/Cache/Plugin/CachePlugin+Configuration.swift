@@ -19,6 +19,10 @@ extension CachePlugin {
         /// or `nil` (the default) to ignore HTTP caching headers and follow
         /// the strategies and lifetimes alone.
         public var httpSemantics: HTTPSemantics?
+        /// Request header fields that identify who asks; their values, hashed,
+        /// are part of every key. Defaults to `Authorization`, so a new token
+        /// or another user never reads an earlier one's entries.
+        public var identityHeaderFields: [String]
         /// The current time, for lifetimes and freshness.
         public var clock: CacheClock
         /// Called with the result of every background refresh
@@ -32,6 +36,8 @@ extension CachePlugin {
         ///   - storableStatusCodes: The status codes stored.
         ///   - httpSemantics: How to honour HTTP caching headers; `nil` ignores
         ///     them.
+        ///   - identityHeaderFields: Request header fields whose hashed values
+        ///     are part of every key.
         ///   - clock: The current time.
         ///   - onBackgroundRefresh: Observes background refreshes.
         public init(
@@ -39,6 +45,7 @@ extension CachePlugin {
             lifetime: TimeInterval? = nil,
             storableStatusCodes: Set<Int> = Set(200...299).subtracting([206]),
             httpSemantics: HTTPSemantics? = nil,
+            identityHeaderFields: [String] = ["Authorization"],
             clock: @escaping CacheClock = { Date() },
             onBackgroundRefresh: (@Sendable (Result<Response, NetworkError>) -> Void)? = nil
         ) {
@@ -46,6 +53,7 @@ extension CachePlugin {
             self.lifetime = lifetime
             self.storableStatusCodes = storableStatusCodes
             self.httpSemantics = httpSemantics
+            self.identityHeaderFields = identityHeaderFields
             self.clock = clock
             self.onBackgroundRefresh = onBackgroundRefresh
         }

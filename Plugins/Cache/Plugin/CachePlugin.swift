@@ -27,7 +27,9 @@ import FoundationNetworking
 /// key sees the request as sent, and before plugins that replay requests.
 /// Downloads, file uploads and requests with streamed bodies pass through
 /// untouched. Only GET and HEAD are cached unless a target opts in with
-/// ``CacheableTarget/cachesRequestsWithBody``.
+/// ``CacheableTarget/cachesRequestsWithBody``. `Set-Cookie` is never stored,
+/// and `Authorization` counts only as a hash in the key (see
+/// ``Configuration/identityHeaderFields``).
 public final class CachePlugin: Plugin {
     /// Where entries are kept.
     public let storage: any ResponseCaching
@@ -105,7 +107,8 @@ public final class CachePlugin: Plugin {
         let target = context.target as? any CacheableTarget
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method == "HEAD" || target?.cachesRequestsWithBody == true,
-              let key = CacheKey.make(for: request, target: context.target) else { return nil }
+              let key = CacheKey.make(for: request, target: context.target,
+                                       identityHeaderFields: configuration.identityHeaderFields) else { return nil }
         return Plan(
             request: request,
             context: context,
@@ -152,8 +155,10 @@ public final class CachePlugin: Plugin {
     func save(_ response: Response, plan: Plan) {
         guard plan.storableStatusCodes.contains(response.statusCode), response.fileURL == nil else { return }
         let control = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
-        if let semantics = configuration.httpSemantics {
-            guard !control.noStore, !(semantics.isShared && control.isPrivate) else { return }
+        if let semantics = configuration.httpSemantics, control.noStore || (semantics.isShared && control.isPrivate) {
+            // What the server now forbids keeping must not be served later.
+            storage.removeEntry(forKey: plan.key.base)
+            return
         }
         let varyNames = CacheKey.varyNames(response.value(forHTTPHeaderField: "Vary"))
         guard !varyNames.contains("*") else { return }

@@ -23,7 +23,10 @@ public enum CacheStrategy: Sendable, CustomStringConvertible {
     /// updates the cache.
     case cacheAndServer
     /// Asks `decision` whether to send the request given the cached response,
-    /// and whether to store the server's response.
+    /// and whether to store the server's response. A plain `provider.request`
+    /// returns the server's response when the request is sent, else the
+    /// cached one; ``Provider/responses(for:cachePolicy:options:)`` yields
+    /// both.
     case custom(CacheDecision)
 
     public var description: String {

@@ -106,7 +106,9 @@ extension Provider {
         var cached: Response?
         do throws(NetworkError) {
             cached = try await request(target, options: options.cachePolicy(.cache))
-        } catch where CachePlugin.Failure.isNotCached(error) {
+        } catch where !error.isCancelled {
+            // A miss, or a stored answer that no longer passes validation:
+            // either way the server's answer is what counts.
             cached = nil
         }
         if let cached { yield(cached) }

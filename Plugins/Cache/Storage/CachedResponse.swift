@@ -79,6 +79,8 @@ public struct CachedResponse: Sendable, Equatable {
         Self.field(name, in: headers)
     }
 
+    static let unstoredFields: Set<String> = ["set-cookie", "set-cookie2"]
+
     static func field(_ name: String, in headers: [String: String]) -> String? {
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
@@ -91,7 +93,8 @@ extension CachedResponse {
     init(response: Response, key: String, storedAt: Date, expiresAt: Date?, varyValues: [String: String]) {
         var headers: [String: String] = [:]
         for (name, value) in response.response?.allHeaderFields ?? [:] {
-            if let name = name as? String, let value = value as? String {
+            // Cookies are the user's secrets and the cookie store's business.
+            if let name = name as? String, let value = value as? String, !Self.unstoredFields.contains(name.lowercased()) {
                 headers[name] = value
             }
         }

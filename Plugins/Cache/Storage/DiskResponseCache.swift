@@ -88,7 +88,7 @@ public final class DiskResponseCache: ResponseCaching {
                 at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
             )
         } catch {
-            throw .plugin("DiskResponseCache", CachePlugin.Failure.directoryUnavailable(directory, error))
+            throw .plugin("CachePlugin", CachePlugin.Failure.directoryUnavailable(directory, error))
         }
         loadIndex(from: files)
     }
