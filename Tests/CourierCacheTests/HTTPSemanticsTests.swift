@@ -66,6 +66,24 @@ import Testing
         }
     }
 
+    @Test func aNoStoreAnswerDropsTheEntryStoredBefore() async throws {
+        try await withServer { server in
+            let counter = Counter()
+            server.route("/changed") { _ in
+                let value = counter.next()
+                return .text("response \(value)", headers: [("Cache-Control", value == 1 ? "max-age=60" : "no-store")])
+            }
+            let storage = MemoryResponseCache()
+            let (provider, _) = makeProvider(TestClock(), storage: storage)
+            let target = CachedTarget(server, path: "/changed")
+            _ = try await provider.request(target)
+            #expect(storage.count == 1)
+            _ = try await provider.request(target, cachePolicy: .server)
+            #expect(storage.count == 0)
+            await #expect(throws: NetworkError.self) { try await provider.request(target, cachePolicy: .cache) }
+        }
+    }
+
     @Test func anETagRevalidationAnswered304GivesTheCachedBody() async throws {
         try await withServer { server in
             installValidated(on: server, path: "/etag", headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")]) {
