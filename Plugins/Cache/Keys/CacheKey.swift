@@ -59,6 +59,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         return base + " vary" + Self.encode(pairs)
     }
 
+    /// The key as text (the base key).
     public var description: String { base }
 
     /// The values in `request` of the header fields `names`, by lower-cased

@@ -38,10 +38,16 @@ public protocol CacheableTarget: TargetType {
 }
 
 extension CacheableTarget {
+    /// `nil`: the plugin's default strategy.
     public var cacheStrategy: CacheStrategy? { nil }
+    /// `nil`: the plugin's lifetime.
     public var cacheLifetime: TimeInterval? { nil }
+    /// No extras.
     public var cacheKeyExtras: [String] { [] }
+    /// `nil`: the key from method, URL and body.
     public var cacheKey: String? { nil }
+    /// `false`: only GET and HEAD are cached.
     public var cachesRequestsWithBody: Bool { false }
+    /// `nil`: the plugin's storable status codes.
     public var cacheableStatusCodes: Set<Int>? { nil }
 }

@@ -15,6 +15,7 @@ extension CachePlugin {
         case directoryUnavailable(URL, any Error)
 
         // No closing full stop: NetworkError's description adds one.
+        /// What went wrong and what to do, in a sentence.
         public var description: String {
             switch self {
             case .notCached(let url):

@@ -56,6 +56,11 @@ public final class CachePlugin: Plugin {
 
     // MARK: - Plugin
 
+    /// Answers from the cache or sends the request, as the call's strategy
+    /// says, and stores what the server answers.
+    /// - Throws: ``Failure/notCached(_:)`` when the strategy forbids the
+    ///   network and nothing is cached; otherwise whatever `next` throws
+    ///   (unless `stale-if-error` serves a stale entry instead).
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         guard let plan = plan(for: request, context: context) else { return try await next(request) }
         let cached = lookup(plan.key, request: request)

@@ -29,6 +29,7 @@ public enum CacheStrategy: Sendable, CustomStringConvertible {
     /// both.
     case custom(CacheDecision)
 
+    /// The strategy's name, for logs.
     public var description: String {
         switch self {
         case .server: "server"

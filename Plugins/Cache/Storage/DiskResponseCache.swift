@@ -103,6 +103,8 @@ public final class DiskResponseCache: ResponseCaching {
 
     // MARK: - ResponseCaching
 
+    /// The entry for `key`, read from its file; a file that is expired, corrupt,
+    /// truncated or foreign is removed and counts as a miss.
     public func entry(forKey key: String) -> CachedResponse? {
         let url = fileURL(forKey: key)
         let name = url.lastPathComponent
@@ -124,6 +126,7 @@ public final class DiskResponseCache: ResponseCaching {
         }
     }
 
+    /// Writes `entry` to a temporary file and renames it into place, then trims to the size limit.
     public func store(_ entry: CachedResponse, forKey key: String) {
         var entry = entry
         entry.key = key
@@ -144,6 +147,7 @@ public final class DiskResponseCache: ResponseCaching {
         }
     }
 
+    /// Removes the entry for `key`, file and all.
     public func removeEntry(forKey key: String) {
         let url = fileURL(forKey: key)
         index.withLock { index in
@@ -152,6 +156,7 @@ public final class DiskResponseCache: ResponseCaching {
         }
     }
 
+    /// Removes every entry.
     public func removeAll() {
         index.withLock { index in
             let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []

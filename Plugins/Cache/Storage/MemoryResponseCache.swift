@@ -65,6 +65,7 @@ public final class MemoryResponseCache: ResponseCaching {
 
     // MARK: - ResponseCaching
 
+    /// The entry for `key`, unless it has expired; marks it as recently used.
     public func entry(forKey key: String) -> CachedResponse? {
         let now = configuration.clock()
         return state.withLock { state in
@@ -79,6 +80,7 @@ public final class MemoryResponseCache: ResponseCaching {
         }
     }
 
+    /// Stores `entry`, then drops the least recently used entries beyond the limits.
     public func store(_ entry: CachedResponse, forKey key: String) {
         var entry = entry
         if entry.expiresAt == nil, let lifetime = configuration.defaultLifetime {
@@ -99,6 +101,7 @@ public final class MemoryResponseCache: ResponseCaching {
         }
     }
 
+    /// Removes the entry for `key`.
     public func removeEntry(forKey key: String) {
         state.withLock { state in
             state.entries[key] = nil
@@ -106,6 +109,7 @@ public final class MemoryResponseCache: ResponseCaching {
         }
     }
 
+    /// Removes every entry.
     public func removeAll() {
         state.withLock { state in
             state.entries = [:]

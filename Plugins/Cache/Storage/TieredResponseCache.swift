@@ -23,6 +23,7 @@ public final class TieredResponseCache: ResponseCaching {
         self.back = back
     }
 
+    /// The entry for `key`, from the front store or else the back one (copied to the front).
     public func entry(forKey key: String) -> CachedResponse? {
         if let entry = front.entry(forKey: key) { return entry }
         guard let entry = back.entry(forKey: key) else { return nil }
@@ -30,16 +31,19 @@ public final class TieredResponseCache: ResponseCaching {
         return entry
     }
 
+    /// Stores `entry` in both stores, back first.
     public func store(_ entry: CachedResponse, forKey key: String) {
         back.store(entry, forKey: key)
         front.store(entry, forKey: key)
     }
 
+    /// Removes the entry for `key`.
     public func removeEntry(forKey key: String) {
         front.removeEntry(forKey: key)
         back.removeEntry(forKey: key)
     }
 
+    /// Removes every entry.
     public func removeAll() {
         front.removeAll()
         back.removeAll()
