@@ -26,6 +26,7 @@ await runCoreSection(demo)
 await runAuthSection(demo)
 await runPluginsSection(demo)
 await runMappersSection(demo)
+await runCacheSection(demo)
 
 await server?.shutdown()
 print("\nDone.")

@@ -1,4 +1,0 @@
-import Courier
-
-/// Placeholder until this product lands.
-enum CourierCachePlaceholder {}

@@ -1,0 +1,54 @@
+import Courier
+import Foundation
+
+/// The `Cache-Control` directives the cache acts on, parsed from a header
+/// field value (RFC 9111, section 5.2).
+struct CacheControl: Equatable {
+    var maxAge: TimeInterval?
+    var noStore = false
+    var noCache = false
+    var mustRevalidate = false
+    var isPrivate = false
+    var staleIfError: TimeInterval?
+    var staleWhileRevalidate: TimeInterval?
+
+    init(_ header: String?) {
+        guard let header else { return }
+        for directive in header.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1)
+            let name = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let argument = parts.count > 1
+                ? parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                : nil
+            let seconds = argument.flatMap(TimeInterval.init).map { max(0, $0) }
+            switch name {
+            case "max-age": maxAge = seconds
+            case "no-store": noStore = true
+            // `no-cache="field"` restricts only some fields; treating it as a
+            // plain no-cache is the safe reading.
+            case "no-cache": noCache = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "private": isPrivate = true
+            case "stale-if-error": staleIfError = seconds
+            case "stale-while-revalidate": staleWhileRevalidate = seconds
+            default: continue
+            }
+        }
+    }
+}
+
+/// Parses HTTP dates (`Expires`, `Date`) in the preferred IMF-fixdate form
+/// and the two obsolete forms RFC 9110 asks recipients to accept.
+enum HTTPDate {
+    static func parse(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,77 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The network leg: conditional headers, 304 handling, stale-if-error, and
+// storing what came back.
+
+extension CachePlugin {
+    /// Sends the request (conditionally when HTTP semantics are on and the
+    /// entry has validators), and stores the answer when `shouldStore` agrees.
+    func fetch(
+        _ plan: Plan,
+        cached: CachedResponse?,
+        next: PluginNext,
+        shouldStore: (Response) -> Bool = { _ in true }
+    ) async throws -> Response {
+        var outgoing = plan.request
+        let conditional = addValidators(from: cached, to: &outgoing)
+        let response: Response
+        do {
+            response = try await next(outgoing)
+        } catch {
+            let failure = NetworkError(transportError: error)
+            if !failure.isCancelled, let stale = staleOnError(cached, plan: plan) { return stale }
+            throw error
+        }
+        if conditional, response.statusCode == 304, let cached {
+            let refreshed = refresh(cached, with: response, plan: plan)
+            let answer = refreshed.response(to: outgoing, status: .revalidated)
+            if shouldStore(answer) { write(refreshed, key: plan.key) }
+            return answer
+        }
+        if (500...599).contains(response.statusCode), let stale = staleOnError(cached, plan: plan) {
+            return stale
+        }
+        if shouldStore(response) { save(response, plan: plan) }
+        return response
+    }
+
+    /// Adds `If-None-Match` and `If-Modified-Since` from the entry, unless the
+    /// caller set conditions of their own (then a 304 is theirs to handle).
+    private func addValidators(from cached: CachedResponse?, to request: inout URLRequest) -> Bool {
+        guard let semantics = configuration.httpSemantics, semantics.revalidates, let cached,
+              request.value(forHTTPHeaderField: "If-None-Match") == nil,
+              request.value(forHTTPHeaderField: "If-Modified-Since") == nil else { return false }
+        if let etag = cached.etag {
+            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        }
+        if let lastModified = cached.lastModified {
+            request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+        }
+        return cached.etag != nil || cached.lastModified != nil
+    }
+
+    /// The entry after a 304: the 304's header fields replace the stored ones
+    /// (except those describing the body), and it counts as stored now.
+    private func refresh(_ cached: CachedResponse, with notModified: Response, plan: Plan) -> CachedResponse {
+        var headers = cached.headers
+        let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
+        for (name, value) in notModified.response?.allHeaderFields ?? [:] {
+            guard let name = name as? String, let value = value as? String,
+                  !bodyFields.contains(name.lowercased()) else { continue }
+            if let existing = headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                headers[existing] = nil
+            }
+            headers[name] = value
+        }
+        var entry = CachedResponse(
+            key: cached.key, statusCode: cached.statusCode, headers: headers, body: cached.body, url: cached.url,
+            storedAt: configuration.clock(), expiresAt: nil, varyValues: cached.varyValues
+        )
+        entry.expiresAt = expiry(of: entry, plan: plan)
+        return entry
+    }
+}

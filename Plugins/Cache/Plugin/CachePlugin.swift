@@ -1,0 +1,177 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response cache for a ``Provider``: stores responses in a
+/// ``ResponseCaching`` store and answers from it according to a
+/// ``CacheStrategy`` per target or per call, optionally honouring HTTP
+/// caching headers (``Configuration/httpSemantics``).
+///
+/// On Linux, Foundation's `URLCache` never stores anything: this is the
+/// response cache there is.
+///
+/// ```swift
+/// let store = try DiskResponseCache(directory: cachesDirectory.appendingPathComponent("api"))
+/// let cache = CachePlugin(storage: store, configuration: .init(lifetime: 3_600, httpSemantics: .standard))
+/// let provider = Provider<API>(plugins: [cache])
+///
+/// let feed = try await provider.request(.feed, cachePolicy: .cacheIfPossible)
+/// for try await response in provider.requestCacheAndServer(.feed) {
+///     show(response) // the cached copy first, then the server's
+/// }
+/// ```
+///
+/// Put it after plugins that change the request (tokens, headers) so that the
+/// key sees the request as sent, and before plugins that replay requests.
+/// Downloads, file uploads and requests with streamed bodies pass through
+/// untouched. Only GET and HEAD are cached unless a target opts in with
+/// ``CacheableTarget/cachesRequestsWithBody``. `Set-Cookie` is never stored,
+/// and `Authorization` counts only as a hash in the key (see
+/// ``Configuration/identityHeaderFields``).
+public final class CachePlugin: Plugin {
+    /// Where entries are kept.
+    public let storage: any ResponseCaching
+    /// What is stored, for how long, and how HTTP headers count.
+    public let configuration: Configuration
+    let refreshes = BackgroundRefreshes()
+
+    /// Creates a cache plugin.
+    /// - Parameters:
+    ///   - storage: Where entries are kept; a ``MemoryResponseCache`` by
+    ///     default.
+    ///   - configuration: What is stored, for how long, and how HTTP headers
+    ///     count.
+    public init(storage: any ResponseCaching = MemoryResponseCache(), configuration: Configuration = Configuration()) {
+        self.storage = storage
+        self.configuration = configuration
+    }
+
+    /// Waits until every background refresh started so far
+    /// (`stale-while-revalidate`) has finished.
+    public func waitForBackgroundRefreshes() async {
+        await refreshes.waitForAll()
+    }
+
+    // MARK: - Plugin
+
+    /// Answers from the cache or sends the request, as the call's strategy
+    /// says, and stores what the server answers.
+    /// - Throws: ``Failure/notCached(_:)`` when the strategy forbids the
+    ///   network and nothing is cached; otherwise whatever `next` throws
+    ///   (unless `stale-if-error` serves a stale entry instead).
+    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        guard let plan = plan(for: request, context: context) else { return try await next(request) }
+        let cached = lookup(plan.key, request: request)
+        switch plan.strategy {
+        case .server, .cacheAndServer:
+            return try await fetch(plan, cached: cached, next: next)
+        case .cache:
+            guard let cached else { throw Failure.notCached(request.url) }
+            return cached.response(to: request, status: .hit)
+        case .cacheIfPossible:
+            if let cached {
+                switch usability(of: cached, plan: plan) {
+                case .fresh:
+                    return cached.response(to: request, status: .hit)
+                case .staleWhileRevalidating(let ticket):
+                    ticket.request(key: plan.key.base)
+                    return cached.response(to: request, status: .stale)
+                case .stale:
+                    break
+                }
+            }
+            return try await fetch(plan, cached: cached, next: next)
+        case .custom(let decision):
+            let cachedResponse = cached.map { $0.response(to: request, status: .hit) }
+            guard decision.shouldSendRequest(context.target, cachedResponse) else {
+                guard let cachedResponse else { throw Failure.notCached(request.url) }
+                return cachedResponse
+            }
+            return try await fetch(plan, cached: cached, next: next) { response in
+                decision.shouldUpdateCache(context.target, response, cachedResponse)
+            }
+        }
+    }
+
+    // MARK: - Reading and writing
+
+    /// Everything the plugin decided about one request before looking.
+    struct Plan {
+        let request: URLRequest
+        let context: RequestContext
+        let key: CacheKey
+        let strategy: CacheStrategy
+        let lifetime: TimeInterval?
+        let storableStatusCodes: Set<Int>
+    }
+
+    private func plan(for request: URLRequest, context: RequestContext) -> Plan? {
+        guard !context.isDownload, !context.isFileUpload else { return nil }
+        let target = context.target as? any CacheableTarget
+        let method = request.httpMethod ?? "GET"
+        guard method == "GET" || method == "HEAD" || target?.cachesRequestsWithBody == true,
+              let key = CacheKey.make(for: request, target: context.target,
+                                       identityHeaderFields: configuration.identityHeaderFields) else { return nil }
+        return Plan(
+            request: request,
+            context: context,
+            key: key,
+            strategy: context.options[CacheStrategyKey.self] ?? target?.cacheStrategy ?? configuration.defaultStrategy,
+            lifetime: target?.cacheLifetime ?? configuration.lifetime,
+            storableStatusCodes: target?.cacheableStatusCodes ?? configuration.storableStatusCodes
+        )
+    }
+
+    /// The entry for `key` whose `Vary` values match `request`.
+    func lookup(_ key: CacheKey, request: URLRequest) -> CachedResponse? {
+        guard let first = unexpiredEntry(forKey: key.base) else { return nil }
+        let values = CacheKey.varyValues(named: first.varyValues.keys, in: request)
+        if values == first.varyValues { return first }
+        guard let variant = unexpiredEntry(forKey: key.varied(by: values)), variant.varyValues == values else {
+            return nil
+        }
+        return variant
+    }
+
+    /// The stored entry, unless it has expired by the plugin's clock (which
+    /// may differ from the store's).
+    private func unexpiredEntry(forKey key: String) -> CachedResponse? {
+        guard let entry = storage.entry(forKey: key) else { return nil }
+        guard !entry.isExpired(at: configuration.clock()) else {
+            storage.removeEntry(forKey: key)
+            return nil
+        }
+        return entry
+    }
+
+    /// Stores `entry` where ``lookup(_:request:)`` finds it: under the base
+    /// key (the latest variant, which also tells which fields vary), and
+    /// under its variant key.
+    func write(_ entry: CachedResponse, key: CacheKey) {
+        storage.store(entry, forKey: key.base)
+        if !entry.varyValues.isEmpty {
+            storage.store(entry, forKey: key.varied(by: entry.varyValues))
+        }
+    }
+
+    /// Stores `response` if its status, method and headers allow it.
+    func save(_ response: Response, plan: Plan) {
+        guard plan.storableStatusCodes.contains(response.statusCode), response.fileURL == nil else { return }
+        let control = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
+        if let semantics = configuration.httpSemantics, control.noStore || (semantics.isShared && control.isPrivate) {
+            // What the server now forbids keeping must not be served later.
+            storage.removeEntry(forKey: plan.key.base)
+            return
+        }
+        let varyNames = CacheKey.varyNames(response.value(forHTTPHeaderField: "Vary"))
+        guard !varyNames.contains("*") else { return }
+        var entry = CachedResponse(
+            response: response, key: plan.key.base, storedAt: configuration.clock(), expiresAt: nil,
+            varyValues: CacheKey.varyValues(named: varyNames, in: plan.request)
+        )
+        entry.expiresAt = expiry(of: entry, plan: plan)
+        write(entry, key: plan.key)
+    }
+}

@@ -1,0 +1,222 @@
+import Courier
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeps responses on disk, one file per entry under a directory you choose,
+/// so they survive the process: a new store (or a new provider) on the same
+/// directory serves what an earlier one stored. Thread-safe.
+///
+/// - File names are the SHA-256 of the key, so no key reaches the file system.
+/// - Each write goes to a temporary file that is then renamed over the entry,
+///   so a reader or a crash never sees half an entry.
+/// - Files use a versioned format with a checksum (see the source of
+///   `CacheFileFormat`); a corrupt, truncated or foreign file is a miss and is
+///   removed.
+/// - Past ``Configuration/sizeLimit``, the least recently used entries go.
+///
+/// ```swift
+/// let directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-cache")
+/// let disk = try DiskResponseCache(directory: directory, configuration: .init(sizeLimit: 100 << 20))
+/// let provider = Provider<API>(plugins: [CachePlugin(storage: disk)])
+/// ```
+public final class DiskResponseCache: ResponseCaching {
+    /// Limits and lifetime of a disk store.
+    public struct Configuration: Sendable {
+        /// The most bytes of files kept.
+        public var sizeLimit: Int
+        /// How long an entry stored without an expiry lives, or `nil` for
+        /// until it is trimmed.
+        public var defaultLifetime: TimeInterval?
+        /// Temporary files older than this, left by a process that died while
+        /// writing, are deleted when a store opens the directory.
+        public var abandonedWriteAge: TimeInterval
+        /// The current time, for expiry.
+        public var clock: CacheClock
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - sizeLimit: The most bytes of files kept.
+        ///   - defaultLifetime: The lifetime of entries stored without an
+        ///     expiry; `nil` keeps them until trimmed.
+        ///   - abandonedWriteAge: When a leftover temporary file counts as
+        ///     abandoned.
+        ///   - clock: The current time.
+        public init(
+            sizeLimit: Int = 100 * 1024 * 1024,
+            defaultLifetime: TimeInterval? = nil,
+            abandonedWriteAge: TimeInterval = 3_600,
+            clock: @escaping CacheClock = { Date() }
+        ) {
+            self.sizeLimit = sizeLimit
+            self.defaultLifetime = defaultLifetime
+            self.abandonedWriteAge = abandonedWriteAge
+            self.clock = clock
+        }
+    }
+
+    static let fileExtension = "courier-cache"
+    static let temporaryExtension = "partial"
+
+    /// The directory holding the files.
+    public let directory: URL
+    /// The limits and lifetime.
+    public let configuration: Configuration
+    // Guards the index and serialises file operations of this instance; other
+    // instances on the same directory stay safe through atomic renames.
+    private let index = CacheLock(LRUIndex<String>())
+
+    /// Opens (and creates, if needed) a disk store in `directory`.
+    /// - Parameters:
+    ///   - directory: Where the files go; give each cache its own directory.
+    ///   - configuration: Limits and lifetime.
+    /// - Throws: ``NetworkError/plugin(_:_:)`` with
+    ///   ``CachePlugin/Failure/directoryUnavailable(_:_:)`` when the directory
+    ///   cannot be created or read.
+    public init(directory: URL, configuration: Configuration = Configuration()) throws(NetworkError) {
+        self.directory = directory
+        self.configuration = configuration
+        let files: [URL]
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            files = try FileManager.default.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
+            )
+        } catch {
+            throw .plugin("CachePlugin", CachePlugin.Failure.directoryUnavailable(directory, error))
+        }
+        loadIndex(from: files)
+    }
+
+    /// The file that holds (or would hold) the entry for `key`.
+    public func fileURL(forKey key: String) -> URL {
+        directory.appendingPathComponent(SHA256Digest.hex(key)).appendingPathExtension(Self.fileExtension)
+    }
+
+    /// How many bytes the store's files hold, as far as this instance knows.
+    public var totalSize: Int { index.withLock { $0.totalCost } }
+
+    // MARK: - ResponseCaching
+
+    /// The entry for `key`, read from its file; a file that is expired, corrupt,
+    /// truncated or foreign is removed and counts as a miss.
+    public func entry(forKey key: String) -> CachedResponse? {
+        let url = fileURL(forKey: key)
+        let name = url.lastPathComponent
+        let now = configuration.clock()
+        return index.withLock { index in
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                index.remove(name)
+                return nil
+            }
+            guard let entry = CacheFileFormat.decode(data), !entry.isExpired(at: now) else {
+                try? FileManager.default.removeItem(at: url)
+                index.remove(name)
+                return nil
+            }
+            // A different key with the same hash: not ours to serve or delete.
+            guard entry.key == key else { return nil }
+            index.insert(name, cost: data.count)
+            return entry
+        }
+    }
+
+    /// Writes `entry` to a temporary file and renames it into place, then trims to the size limit.
+    public func store(_ entry: CachedResponse, forKey key: String) {
+        var entry = entry
+        entry.key = key
+        if entry.expiresAt == nil, let lifetime = configuration.defaultLifetime {
+            entry.expiresAt = entry.storedAt.addingTimeInterval(lifetime)
+        }
+        guard let data = CacheFileFormat.encode(entry) else { return }
+        let url = fileURL(forKey: key)
+        let name = url.lastPathComponent
+        index.withLock { index in
+            guard data.count <= configuration.sizeLimit, write(data, to: url) else {
+                try? FileManager.default.removeItem(at: url)
+                index.remove(name)
+                return
+            }
+            index.insert(name, cost: data.count)
+            trim(&index)
+        }
+    }
+
+    /// Removes the entry for `key`, file and all.
+    public func removeEntry(forKey key: String) {
+        let url = fileURL(forKey: key)
+        index.withLock { index in
+            try? FileManager.default.removeItem(at: url)
+            index.remove(url.lastPathComponent)
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        index.withLock { index in
+            let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+            for file in files where file.pathExtension == Self.fileExtension {
+                try? FileManager.default.removeItem(at: file)
+            }
+            index.removeAll()
+        }
+    }
+
+    // MARK: - Files
+
+    /// Writes `data` to a temporary file beside `url`, then renames it over
+    /// `url`: rename is atomic, so readers see the old file or the new one.
+    private func write(_ data: Data, to url: URL) -> Bool {
+        let temporary = directory
+            .appendingPathComponent(".\(UUID().uuidString)")
+            .appendingPathExtension(Self.temporaryExtension)
+        do {
+            try data.write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            return false
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            return false
+        }
+        return true
+    }
+
+    private func trim(_ index: inout LRUIndex<String>) {
+        while index.totalCost > configuration.sizeLimit, let victim = index.leastRecent {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(victim))
+            index.remove(victim)
+        }
+    }
+
+    /// Indexes the existing files, oldest modification first, and deletes
+    /// abandoned temporary files.
+    private func loadIndex(from files: [URL]) {
+        let now = Date()
+        var found: [(name: String, size: Int, modified: Date)] = []
+        for file in files {
+            let values = try? file.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
+            let modified = values?.contentModificationDate ?? .distantPast
+            switch file.pathExtension {
+            case Self.fileExtension:
+                found.append((file.lastPathComponent, values?.fileSize ?? 0, modified))
+            case Self.temporaryExtension where now.timeIntervalSince(modified) > configuration.abandonedWriteAge:
+                try? FileManager.default.removeItem(at: file)
+            default:
+                continue
+            }
+        }
+        index.withLock { index in
+            for file in found.sorted(by: { $0.modified < $1.modified }) {
+                index.insert(file.name, cost: file.size)
+            }
+            trim(&index)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Courier
+import CourierCache
+import CourierTestSupport
+import Foundation
+import Testing
+
+@Suite struct DiskResponseCacheTests {
+    @Test func aNewStoreOnTheSameDirectoryServesWhatAnEarlierOneStored() async throws {
+        try await withTemporaryDirectory { directory in
+            let entry = makeEntry("key", body: Data("persisted".utf8))
+            try DiskResponseCache(directory: directory.url).store(entry, forKey: "key")
+
+            let reopened = try DiskResponseCache(directory: directory.url)
+            #expect(reopened.entry(forKey: "key") == entry)
+            #expect(reopened.totalSize > 0)
+        }
+    }
+
+    @Test func namesFilesByTheSHA256OfTheKey() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try DiskResponseCache(directory: directory.url)
+            cache.store(makeEntry("GET https://example.com/a?b=c", body: Data("x".utf8)), forKey: "GET https://example.com/a?b=c")
+            let expected = SHA256.hex(Data("GET https://example.com/a?b=c".utf8)) + ".courier-cache"
+            #expect(directory.cacheFiles.map(\.lastPathComponent) == [expected])
+            #expect(cache.fileURL(forKey: "GET https://example.com/a?b=c").lastPathComponent == expected)
+        }
+    }
+
+    @Test func trimsTheLeastRecentlyUsedBeyondTheSizeLimit() async throws {
+        try await withTemporaryDirectory { directory in
+            let body = Data(repeating: 1, count: 4_000)
+            let probe = try DiskResponseCache(directory: directory.url.appendingPathComponent("probe"))
+            probe.store(makeEntry("a", body: body), forKey: "a")
+            let fileSize = probe.totalSize
+
+            let cache = try DiskResponseCache(directory: directory.url.appendingPathComponent("lru"),
+                                              configuration: .init(sizeLimit: fileSize * 2 + fileSize / 2))
+            cache.store(makeEntry("a", body: body), forKey: "a")
+            cache.store(makeEntry("b", body: body), forKey: "b")
+            _ = cache.entry(forKey: "a")
+            cache.store(makeEntry("c", body: body), forKey: "c")
+
+            #expect(cache.entry(forKey: "b") == nil)
+            #expect(cache.entry(forKey: "a") != nil)
+            #expect(cache.entry(forKey: "c") != nil)
+            #expect(!FileManager.default.fileExists(atPath: cache.fileURL(forKey: "b").path))
+            #expect(cache.totalSize <= fileSize * 2 + fileSize / 2)
+        }
+    }
+
+    @Test func expiresEntriesByTheInjectedClockAndRemovesTheirFiles() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = TestClock()
+            let cache = try DiskResponseCache(directory: directory.url, configuration: .init(clock: clock.clock))
+            cache.store(makeEntry("short", body: Data("s".utf8), storedAt: clock.clock(),
+                                  expiresAt: clock.clock().addingTimeInterval(30)), forKey: "short")
+            cache.store(makeEntry("long", body: Data("l".utf8), storedAt: clock.clock(),
+                                  expiresAt: clock.clock().addingTimeInterval(300)), forKey: "long")
+            clock.advance(by: 31)
+            #expect(cache.entry(forKey: "short") == nil)
+            #expect(cache.entry(forKey: "long") != nil)
+            #expect(!FileManager.default.fileExists(atPath: cache.fileURL(forKey: "short").path))
+        }
+    }
+
+    @Test func appliesTheStoreDefaultLifetimeToEntriesWithoutExpiry() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = TestClock()
+            let cache = try DiskResponseCache(directory: directory.url,
+                                              configuration: .init(defaultLifetime: 10, clock: clock.clock))
+            cache.store(makeEntry("a", body: Data("a".utf8), storedAt: clock.clock()), forKey: "a")
+            clock.advance(by: 10)
+            #expect(cache.entry(forKey: "a") == nil)
+        }
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case corrupt, truncated, foreign, empty
+
+        func apply(to file: Data) -> Data {
+            switch self {
+            case .corrupt:
+                var bytes = file
+                bytes[bytes.count / 2] ^= 0xFF
+                return bytes
+            case .truncated: return file.prefix(file.count - 5)
+            case .foreign: return Data(#"{"status":200,"body":"not ours"}"#.utf8)
+            case .empty: return Data()
+            }
+        }
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedFileIsAMissAndIsRemoved(damage: Damage) async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try DiskResponseCache(directory: directory.url)
+            cache.store(makeEntry("key", body: Data(repeating: 42, count: 300)), forKey: "key")
+            let file = cache.fileURL(forKey: "key")
+            let original = try Data(contentsOf: file)
+            try damage.apply(to: original).write(to: file)
+
+            #expect(cache.entry(forKey: "key") == nil, "\(damage) file served")
+            #expect(!FileManager.default.fileExists(atPath: file.path), "\(damage) file left behind")
+            #expect(try DiskResponseCache(directory: directory.url).entry(forKey: "key") == nil)
+        }
+    }
+
+    @Test func twoHundredConcurrentReadersAndWritersLeaveEveryEntryWhole() async throws {
+        try await withTemporaryDirectory { directory in
+            // Two instances on one directory: atomic renames must hold across
+            // them, not only the lock inside one.
+            let first = try DiskResponseCache(directory: directory.url)
+            let second = try DiskResponseCache(directory: directory.url)
+            let keys = ["k0", "k1", "k2"]
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let cache = index % 4 < 2 ? first : second
+                        let key = keys[index % keys.count]
+                        if index.isMultiple(of: 2) {
+                            let body = LoopbackServer.bytes(count: 20_000 + index * 37, seed: UInt64(index + 1))
+                            cache.store(makeEntry(key, body: body), forKey: key)
+                            return "write"
+                        }
+                        guard let entry = cache.entry(forKey: key) else { return "miss" }
+                        let whole = entry.key == key && entry.statusCode == 200
+                            && entry.value(forHTTPHeaderField: "X-Body-SHA256") == SHA256.hex(entry.body)
+                        return whole ? "whole" : "broken"
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(!outcomes.contains("broken"))
+            #expect(outcomes.filter { $0 == "write" }.count == 100)
+            for key in keys {
+                let entry = try #require(first.entry(forKey: key))
+                #expect(entry.value(forHTTPHeaderField: "X-Body-SHA256") == SHA256.hex(entry.body))
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.hasSuffix(".partial") }
+            #expect(leftovers.isEmpty)
+        }
+    }
+
+    @Test func anUnwritableDirectoryIsAClearError() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+            let file = directory.url.appendingPathComponent("a-file")
+            try Data("x".utf8).write(to: file)
+            #expect {
+                _ = try DiskResponseCache(directory: file.appendingPathComponent("cache"))
+            } throws: { error in
+                guard case .plugin(_, let underlying) = error as? NetworkError,
+                      case .directoryUnavailable = underlying as? CachePlugin.Failure else { return false }
+                return "\(error)".contains("Choose a writable directory")
+            }
+        }
+    }
+}

@@ -1,4 +1,0 @@
-import CourierCache
-import Testing
-
-@Test func placeholderCacheLinks() {}
