@@ -23,9 +23,9 @@ let demo = DemoContext(baseURL: baseURL, server: server)
 print("Courier demo against \(baseURL.absoluteString)")
 
 await runCoreSection(demo)
-await runAuthSection(demo)
-await runPluginsSection(demo)
 await runMappersSection(demo)
+await runPluginsSection(demo)
+await runAuthSection(demo)
 await runCacheSection(demo)
 
 await server?.shutdown()
