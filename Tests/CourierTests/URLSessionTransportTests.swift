@@ -115,6 +115,9 @@ import Testing
                     let code = Int(request.query("code") ?? "302") ?? 302
                     return LoopbackResponse(status: code, headers: [("Location", second.url("/echo").absoluteString)])
                 }
+                // An ephemeral session has its own cookie jar, so no cookie another
+                // test's server set for 127.0.0.1 is added on the way.
+                let provider = Provider<TestTarget>(transport: URLSessionTransport(sessionConfiguration: .ephemeral))
                 for code in [302, 307] {
                     let target = TestTarget(first.baseURL, path: "/away", method: .get,
                                             task: .requestParameters(parameters: ["code": code], encoding: URLEncoding.queryString),
