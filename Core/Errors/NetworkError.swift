@@ -163,7 +163,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         case .mappingFailed(let response, let error):
             "The response\(Self.url(response)) (status \(response.statusCode), \(response.data.count) bytes) could not be mapped: \(error)."
         case .authenticationFailed(let error):
-            "Authentication failed: \(error). Sign in again."
+            "Authentication failed: \(error). " + ((error as? any LocalizedError)?.recoverySuggestion ?? "Sign in again.")
         case .plugin(let name, let error):
             "The plugin \(name) failed: \(error)."
         case .transport(let error):
@@ -175,7 +175,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static func detail(_ error: any Error) -> String {
         if let error = error as? URLError {
-            let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
+            let url = error.failingURL.map { " for \(redacted($0))" } ?? ""
             return "URLError \(error.code.rawValue)\(url)"
         }
         return String(describing: error)
@@ -183,6 +183,18 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static func url(_ response: Response) -> String {
         guard let url = response.request?.url ?? response.response?.url else { return "" }
-        return " from \(url.absoluteString)"
+        return " from \(redacted(url))"
+    }
+
+    /// The URL without its query, fragment and user info: descriptions end up in
+    /// logs, and a query may carry an API key or a token.
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "<url>" }
+        let hadQuery = components.query != nil
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
     }
 }

@@ -6,22 +6,26 @@ import FoundationNetworking
 /// A target that fixes its own response type: the call site names no type and
 /// parses nothing.
 ///
-/// A generic endpoint struct, one value per endpoint:
+/// A generic endpoint struct, one value per endpoint (`DecodableMapper` comes
+/// from `CourierCodable`):
 /// ```swift
 /// struct API<Output: Decodable & Sendable>: TypedTarget {
 ///     let path: String
-///     var baseURL: URL { URL(string: "https://api.example.com")! }
+///     var baseURL: URL { URL(string: "https://api.example.com")! } // a literal, not input
 ///     var method: HTTPMethod { .get }
 ///     var task: RequestTask { .requestPlain }
 ///     var headers: [String: String]? { nil }
 ///     var mapper: DecodableMapper<Output> { DecodableMapper() }
-///
-///     static var me: API<User> { API<User>(path: "/me") }
 /// }
+///
+/// extension API where Output == User {
+///     static var me: API<User> { API(path: "/me") }
+/// }
+///
 /// let me = try await Provider<API<User>>().request(.me) // a User
 /// ```
 ///
-/// For an enum of endpoints, where each case returns a different type, wrap a
+/// For an enum of endpoints, where each case returns a different type, pair a
 /// case with its mapper in a ``Typed`` value (see ``TargetType/returning(_:)``).
 public protocol TypedTarget: TargetType {
     associatedtype Mapper: ResponseMapper
@@ -47,12 +51,18 @@ extension Provider where Target: TypedTarget {
 ///
 /// ```swift
 /// enum Shop: TargetType {
-///     case product(Int), cart
+///     case product(id: Int)
+///     case cart
 ///     // … baseURL, path, method, task, headers …
-///
-///     static func product(_ id: Int) -> Typed<Shop, DecodableMapper<Product>> { Shop.product(id).returning(DecodableMapper()) }
 /// }
-/// let product = try await provider.request(Shop.product(7).returning(DecodableMapper<Product>()))
+///
+/// extension Shop {
+///     static func productDetails(_ id: Int) -> Typed<Shop, DecodableMapper<Product>> {
+///         Shop.product(id: id).returning(DecodableMapper())
+///     }
+/// }
+///
+/// let product = try await provider.request(Shop.productDetails(7)) // a Product
 /// ```
 public struct Typed<Target: TargetType, Mapper: ResponseMapper>: Sendable {
     public let target: Target
