@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Why a body could not be decoded, in a sentence that says what was

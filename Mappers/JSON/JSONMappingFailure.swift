@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Why a body could not be read as JSON, in a sentence a person can act on.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 extension JSONValue {

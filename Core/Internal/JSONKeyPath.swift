@@ -4,18 +4,18 @@ import Foundation
 ///
 /// Keys are the JSON's own keys (a decoder's key strategy does not apply to
 /// them); `[n]` picks the element at index `n` of an array.
-struct JSONKeyPath: Sendable, CustomStringConvertible {
+package struct JSONKeyPath: Sendable, CustomStringConvertible {
     /// One step of a key path.
-    enum Component: Sendable, Equatable {
+    package enum Component: Sendable, Equatable {
         case key(String)
         case index(Int)
     }
 
-    let components: [Component]
+    package let components: [Component]
 
     /// Parses `path`; `nil` when it is empty or malformed (an unclosed or
     /// non-numeric index, an empty key).
-    init?(_ path: String) {
+    package init?(_ path: String) {
         var components: [Component] = []
         for segment in path.split(separator: ".", omittingEmptySubsequences: false) {
             guard let parsed = Self.parse(segment) else { return nil }
@@ -25,14 +25,14 @@ struct JSONKeyPath: Sendable, CustomStringConvertible {
         self.components = components
     }
 
-    init(components: [Component]) {
+    package init(components: [Component]) {
         self.components = components
     }
 
-    var description: String { Self.format(components) }
+    package var description: String { Self.format(components) }
 
     /// Formats components as `data.items[3].id`, or `the top level` for none.
-    static func format(_ components: [Component]) -> String {
+    package static func format(_ components: [Component]) -> String {
         var text = ""
         for component in components {
             switch component {
@@ -72,16 +72,21 @@ struct JSONKeyPath: Sendable, CustomStringConvertible {
 
 extension JSONKeyPath {
     /// Why a key path leads nowhere.
-    struct Miss: Error, Sendable {
+    package struct Miss: Error, Sendable {
         /// The path up to and including the step that failed.
-        let path: String
+        package let path: String
         /// What was there instead, in words.
-        let found: String
+        package let found: String
+
+        package init(path: String, found: String) {
+            self.path = path
+            self.found = found
+        }
     }
 
     /// Follows the path through a `JSONSerialization` object.
     /// - Throws: ``Miss`` naming the first step that does not exist.
-    func value(in root: Any) throws(Miss) -> Any {
+    package func value(in root: Any) throws(Miss) -> Any {
         var current = root
         for (offset, component) in components.enumerated() {
             let here = Self.format(Array(components[...offset]))
@@ -106,7 +111,7 @@ extension JSONKeyPath {
     }
 
     /// Says what kind of JSON value `value` is: `a string`, `null`, `a number (7)`.
-    static func describe(_ value: Any) -> String {
+    package static func describe(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
         case let string as String: return "a string (\"\(string.prefix(40))\")"
