@@ -18,16 +18,28 @@ extension ImageHeader {
     /// The size is in `ispe` properties at meta → iprp → ipco. A file may
     /// hold several (thumbnails, grid tiles); the largest is the image's.
     static func heicSize(_ reader: ByteReader) throws(ImageMappingFailure) -> (Int, Int) {
-        guard let meta = try box("meta", in: 0..<Int.max, reader),
-              let properties = try box("iprp", in: meta.lowerBound + 4..<meta.upperBound, reader),
+        guard let meta = try box("meta", in: 0..<Int.max, reader) else {
+            throw .malformed(.heic, "it has no item properties (meta/iprp/ipco)")
+        }
+        // meta is a full box: its version and flags come before its children.
+        guard meta.count >= 4 else {
+            throw .malformed(.heic, "its “meta” box holds \(meta.count) bytes, too few for its version and flags")
+        }
+        guard let properties = try box("iprp", in: meta.lowerBound + 4..<meta.upperBound, reader),
               let container = try box("ipco", in: properties, reader)
         else { throw .malformed(.heic, "it has no item properties (meta/iprp/ipco)") }
         var sizes: [(Int, Int)] = []
         try forEachBox(in: container, reader) { type, content throws(ImageMappingFailure) in
-            if type == "ispe" { sizes.append((try reader.uint32BE(at: content.lowerBound + 4), try reader.uint32BE(at: content.lowerBound + 8))) }
+            guard type == "ispe" else { return false }
+            // Version and flags, then width and height: 12 bytes at least.
+            guard content.count >= 12 else {
+                throw .malformed(.heic, "an “ispe” box holds \(content.count) bytes, too few for a width and height")
+            }
+            sizes.append((try reader.uint32BE(at: content.lowerBound + 4), try reader.uint32BE(at: content.lowerBound + 8)))
             return false
         }
-        guard let largest = sizes.max(by: { $0.0 * $0.1 < $1.0 * $1.1 }) else {
+        // Two 32-bit sides multiply past Int64 only in UInt64's range.
+        guard let largest = sizes.max(by: { UInt64($0.0) * UInt64($0.1) < UInt64($1.0) * UInt64($1.1) }) else {
             throw .malformed(.heic, "it has no image size property (ispe)")
         }
         return largest

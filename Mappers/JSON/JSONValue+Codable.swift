@@ -1,6 +1,7 @@
 extension JSONValue: Codable {
-    /// Decodes any JSON value; whole numbers that fit in 64 bits become
-    /// ``integer(_:)``, other numbers ``double(_:)``.
+    /// Decodes any JSON value; whole numbers that fit in `Int64` become
+    /// ``integer(_:)``, larger ones that fit in `UInt64`
+    /// ``unsignedInteger(_:)``, other numbers ``double(_:)``.
     /// - Throws: `DecodingError.dataCorrupted` for a value that is no JSON.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -10,6 +11,9 @@ extension JSONValue: Codable {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            // Tried before Double, which would round it.
+            self = .unsignedInteger(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
@@ -31,6 +35,7 @@ extension JSONValue: Codable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .unsignedInteger(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)

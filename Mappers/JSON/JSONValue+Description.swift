@@ -25,6 +25,7 @@ extension JSONValue: CustomStringConvertible, CustomDebugStringConvertible {
         case .null: text += "null"
         case .bool(let value): text += value ? "true" : "false"
         case .integer(let value): text += String(value)
+        case .unsignedInteger(let value): text += String(value)
         case .double(let value): text += value.isFinite ? "\(value)" : "null"
         case .string(let value): Self.writeString(value, into: &text)
         case .array(let elements):

@@ -12,6 +12,11 @@ extension JSONValue: Equatable {
         case (.double(let left), .double(let right)): left == right
         case (.integer(let integer), .double(let double)), (.double(let double), .integer(let integer)):
             Int64(exactly: double) == integer
+        case (.unsignedInteger(let unsigned), .integer), (.integer, .unsignedInteger(let unsigned)),
+             (.unsignedInteger(let unsigned), .double), (.double, .unsignedInteger(let unsigned)),
+             (.unsignedInteger(let unsigned), .unsignedInteger):
+            // The other side as UInt64: a negative or fractional one never matches.
+            (lhs.uint64Value == unsigned && rhs.uint64Value == unsigned)
         case (.string(let left), .string(let right)): left == right
         case (.array(let left), .array(let right)): left == right
         case (.object(let left), .object(let right)): left == right
@@ -33,10 +38,21 @@ extension JSONValue: Hashable {
         case .integer(let value):
             hasher.combine(2)
             hasher.combine(value)
+        case .unsignedInteger(let value):
+            if let integer = Int64(exactly: value) {
+                hasher.combine(2)
+                hasher.combine(integer)
+            } else {
+                hasher.combine(7)
+                hasher.combine(value)
+            }
         case .double(let value):
             if let integer = Int64(exactly: value) {
                 hasher.combine(2)
                 hasher.combine(integer)
+            } else if let unsigned = UInt64(exactly: value) {
+                hasher.combine(7)
+                hasher.combine(unsigned)
             } else {
                 hasher.combine(3)
                 hasher.combine(value)

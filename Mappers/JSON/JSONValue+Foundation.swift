@@ -42,6 +42,7 @@ extension JSONValue {
         case .null: NSNull()
         case .bool(let value): NSNumber(value: value)
         case .integer(let value): NSNumber(value: value)
+        case .unsignedInteger(let value): NSNumber(value: value)
         case .double(let value): NSNumber(value: value)
         case .string(let value): value
         case .array(let elements): elements.map(\.jsonObject)
@@ -57,7 +58,7 @@ extension JSONValue {
         if ["c", "s", "i", "l", "q", "C", "S", "I", "L"].contains(type) { return .integer(number.int64Value) }
         if type == "Q" {
             let value = number.uint64Value
-            return Int64(exactly: value).map(JSONValue.integer) ?? .double(Double(value))
+            return Int64(exactly: value).map(JSONValue.integer) ?? .unsignedInteger(value)
         }
         return .double(number.doubleValue)
     }

@@ -1,7 +1,9 @@
 /// Any JSON value, typed: SwiftyJSON's role, as a Swift enum.
 ///
-/// Integers stay exact: `12345678901234567` is an ``integer(_:)``, never
-/// rounded through `Double`. Numbers compare by value, so `.integer(1)` equals
+/// Integers stay exact: `12345678901234567` is an ``integer(_:)``, and a
+/// whole number above `Int64.max` up to `UInt64.max` (such as
+/// `18446744073709551615`) an ``unsignedInteger(_:)``, never rounded through
+/// `Double`; only larger ones become a ``double(_:)``. Numbers compare by value, so `.integer(1)` equals
 /// `.double(1)`.
 ///
 /// ```swift
@@ -17,6 +19,9 @@ public enum JSONValue: Sendable {
     case bool(Bool)
     /// A number without fraction or exponent that fits in 64 bits, kept exact.
     case integer(Int64)
+    /// A whole number above `Int64.max` that fits in `UInt64`, kept exact.
+    /// Decoders make this only for what ``integer(_:)`` cannot hold.
+    case unsignedInteger(UInt64)
     /// Any other number.
     case double(Double)
     /// A string.
@@ -63,7 +68,19 @@ extension JSONValue {
     public var int64Value: Int64? {
         switch self {
         case .integer(let value): value
+        case .unsignedInteger(let value): Int64(exactly: value)
         case .double(let value): Int64(exactly: value)
+        default: nil
+        }
+    }
+
+    /// The number as an exact unsigned 64-bit integer, when it is integral,
+    /// not negative, and fits.
+    public var uint64Value: UInt64? {
+        switch self {
+        case .integer(let value): UInt64(exactly: value)
+        case .unsignedInteger(let value): value
+        case .double(let value): UInt64(exactly: value)
         default: nil
         }
     }
@@ -77,6 +94,7 @@ extension JSONValue {
     public var doubleValue: Double? {
         switch self {
         case .integer(let value): Double(value)
+        case .unsignedInteger(let value): Double(value)
         case .double(let value): value
         default: nil
         }

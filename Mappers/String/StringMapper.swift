@@ -40,13 +40,18 @@ public struct StringMapper: ResponseMapper {
         return try Self.string(at: keyPath, inJSON: text)
     }
 
-    /// The `Content-Type`'s charset; else the byte-order mark's; else UTF-8.
+    /// The byte-order mark's charset; else the `Content-Type`'s; else UTF-8.
+    ///
+    /// A byte-order mark wins over the header, as in the WHATWG Encoding
+    /// standard: servers mislabel bodies far more often than a body starts
+    /// with a mark by chance. ``Charset/decode(_:)`` drops the mark.
     static func charset(of response: Response) throws(StringMappingFailure) -> Charset {
+        if let marked = Charset.sniffingByteOrderMark(in: response.data) { return marked }
         if let label = response.value(forHTTPHeaderField: "Content-Type").flatMap(Charset.label(inContentType:)) {
             guard let charset = Charset(label: label) else { throw .unsupportedCharset(label) }
             return charset
         }
-        return Charset.sniffingByteOrderMark(in: response.data) ?? .utf8
+        return .utf8
     }
 
     private static func string(at keyPath: String, inJSON text: String) throws(StringMappingFailure) -> String {

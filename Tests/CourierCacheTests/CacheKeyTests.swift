@@ -120,4 +120,57 @@ import Testing
             }
         }
     }
+
+    @Test func varyOnAuthorizationAndCookieWritesNoSecretToDisk() async throws {
+        try await withServer { server in
+            installCounter(on: server, path: "/varied", headers: [("Vary", "Authorization, Cookie")])
+            try await withTemporaryDirectory { directory in
+                let provider = Provider<CachedTarget>(plugins: [CachePlugin(storage: try DiskResponseCache(directory: directory.url))])
+                func target(cookie: String) -> CachedTarget {
+                    CachedTarget(server, path: "/varied", headers: ["Authorization": "Bearer vary-token", "Cookie": cookie],
+                                 strategy: .cacheIfPossible)
+                }
+                let answers = [
+                    try await provider.request(target(cookie: "session=vary-cookie")).text,
+                    try await provider.request(target(cookie: "session=vary-cookie")).text,
+                    try await provider.request(target(cookie: "session=other-cookie")).text,
+                ]
+                // Digests still tell the same values from different ones.
+                #expect(answers == ["response 1", "response 1", "response 2"])
+
+                let files = try directory.cacheFiles.map { try Data(contentsOf: $0) }
+                #expect(!files.isEmpty)
+                for file in files {
+                    let text = String(decoding: file, as: UTF8.self)
+                    #expect(!text.contains("vary-token"))
+                    #expect(!text.contains("vary-cookie") && !text.contains("other-cookie"))
+                }
+            }
+        }
+    }
+
+    @Test func aSetCookieOnA304IsNotStored() async throws {
+        try await withServer { server in
+            let counter = Counter()
+            server.route("/validated") { _ in
+                if counter.next() == 1 { return .text("body", headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")]) }
+                return LoopbackResponse(status: 304, headers: [("ETag", "\"v1\""), ("Set-Cookie", "session=from-304")])
+            }
+            try await withTemporaryDirectory { directory in
+                let plugin = CachePlugin(storage: try DiskResponseCache(directory: directory.url),
+                                         configuration: .init(httpSemantics: .standard))
+                let provider = Provider<CachedTarget>(plugins: [plugin])
+                let target = CachedTarget(server, path: "/validated", strategy: .cacheIfPossible)
+                _ = try await provider.request(target)
+                #expect(try await provider.request(target).cacheStatus == .revalidated)
+                #expect(server.hits("/validated") == 2)
+
+                let stored = try await provider.request(target, cachePolicy: .cache)
+                #expect(stored.value(forHTTPHeaderField: "Set-Cookie") == nil)
+                let files = try directory.cacheFiles.map { try Data(contentsOf: $0) }
+                #expect(files.count == 1)
+                #expect(files.allSatisfy { !String(decoding: $0, as: UTF8.self).contains("from-304") })
+            }
+        }
+    }
 }

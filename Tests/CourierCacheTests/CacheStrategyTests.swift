@@ -40,6 +40,35 @@ import Testing
         }
     }
 
+    @Test func cacheOnlyNeverSendsAnUncacheableRequest() async throws {
+        try await withServer { server in
+            installCounter(on: server, path: "/query")
+            let provider = Provider<CachedTarget>(plugins: [CachePlugin()])
+            // A POST without the opt-in is never cached, so `.cache` can only miss.
+            let target = CachedTarget(server, path: "/query", method: .post, task: .requestData(Data("x".utf8)),
+                                      strategy: .cache)
+            await #expect {
+                _ = try await provider.request(target)
+            } throws: { error in
+                guard case .plugin(_, let underlying) = error as? NetworkError else { return false }
+                return CachePlugin.Failure.isNotCached(underlying)
+            }
+            #expect(server.hits("/query") == 0)
+        }
+    }
+
+    @Test func cacheAndServerSendsAnUncacheableRequestOnce() async throws {
+        try await withServer { server in
+            installCounter(on: server, path: "/query")
+            let provider = Provider<CachedTarget>(plugins: [CachePlugin()])
+            let target = CachedTarget(server, path: "/query", method: .post, task: .requestData(Data("x".utf8)))
+            var texts: [String] = []
+            for try await response in provider.requestCacheAndServer(target) { texts.append(response.text) }
+            #expect(texts == ["response 1"])
+            #expect(server.hits("/query") == 1)
+        }
+    }
+
     @Test func cacheIfPossibleAsksTheServerOnlyOnAMiss() async throws {
         try await withServer { server in
             installCounter(on: server, path: "/feed")
@@ -131,17 +160,19 @@ import Testing
             let target = CachedTarget(server, path: "/feed")
             _ = try await provider.request(target)
 
-            let results = await withCheckedContinuation { continuation in
-                let received = Mutex<[String]>([])
+            let received = Mutex<[String]>([])
+            // The request's task releases the handler (and the sentinel it
+            // holds) only when it is done, so a third callback would land
+            // before the wait ends.
+            await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                let sentinel = Sentinel { finished.resume() }
                 provider.requestCacheAndServer(target) { result in
-                    let all = received.withLock { list -> [String] in
-                        list.append((try? result.get().text) ?? "failure")
-                        return list
+                    withExtendedLifetime(sentinel) {
+                        received.withLock { $0.append((try? result.get().text) ?? "failure") }
                     }
-                    if all.count == 2 { continuation.resume(returning: all) }
                 }
             }
-            #expect(results == ["response 1", "response 2"])
+            #expect(received.withLock { $0 } == ["response 1", "response 2"])
         }
     }
 
@@ -157,5 +188,18 @@ import Testing
             }
             #expect(server.hits("/echo") == 0)
         }
+    }
+}
+
+/// Calls `onRelease` when the last reference to it goes.
+private final class Sentinel: Sendable {
+    private let onRelease: @Sendable () -> Void
+
+    init(_ onRelease: @escaping @Sendable () -> Void) {
+        self.onRelease = onRelease
+    }
+
+    deinit {
+        onRelease()
     }
 }

@@ -26,6 +26,32 @@ import Testing
         }
     }
 
+    @Test func onlyTheOwnerMayReadTheFilesOrListTheDirectory() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try DiskResponseCache(directory: directory.url)
+            cache.store(makeEntry("key", body: Data("private".utf8)), forKey: "key")
+            let file = try #require(directory.cacheFiles.first)
+            let fileMode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+            let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.url.path)[.posixPermissions] as? Int
+            #expect(fileMode == 0o600)
+            #expect(directoryMode == 0o700)
+        }
+    }
+
+    /// FIPS 180-4 known answers: the file name is the key's SHA-256.
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+    ])
+    func fileNamesAreTheSHA256OfKnownAnswers(key: String, digest: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try DiskResponseCache(directory: directory.url)
+            #expect(cache.fileURL(forKey: key).lastPathComponent == digest + ".courier-cache")
+        }
+    }
+
     @Test func trimsTheLeastRecentlyUsedBeyondTheSizeLimit() async throws {
         try await withTemporaryDirectory { directory in
             let body = Data(repeating: 1, count: 4_000)

@@ -3,6 +3,9 @@ import CourierCache
 import CourierTestSupport
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `CachePlugin.HTTPSemantics`: Cache-Control, validators and the stale
 /// extensions, against a real server and an injected clock.
@@ -11,13 +14,14 @@ import Testing
         _ clock: TestClock,
         storage: any ResponseCaching = MemoryResponseCache(),
         semantics: CachePlugin.HTTPSemantics = .standard,
+        transport: any Transport = URLSessionTransport.shared,
         onBackgroundRefresh: (@Sendable (Result<Response, NetworkError>) -> Void)? = nil
     ) -> (Provider<CachedTarget>, CachePlugin) {
         let plugin = CachePlugin(storage: storage, configuration: .init(
             defaultStrategy: .cacheIfPossible, lifetime: 3_600, httpSemantics: semantics,
             clock: clock.clock, onBackgroundRefresh: onBackgroundRefresh
         ))
-        return (Provider<CachedTarget>(plugins: [plugin]), plugin)
+        return (Provider<CachedTarget>(transport: transport, plugins: [plugin]), plugin)
     }
 
     /// A route answering 304 when the request's validator matches, else 200
@@ -144,25 +148,30 @@ import Testing
     }
 
     @Test func staleIfErrorServesTheStaleEntryWhenTheServerIsGone() async throws {
-        let server = try await LoopbackServer.start()
-        installCounter(on: server, path: "/resilient", headers: [("Cache-Control", "max-age=1, stale-if-error=600")])
-        installCounter(on: server, path: "/fragile", headers: [("Cache-Control", "max-age=1")])
-        let clock = TestClock()
-        let (provider, _) = makeProvider(clock)
-        let resilient = CachedTarget(server, path: "/resilient")
-        let fragile = CachedTarget(server, path: "/fragile")
-        _ = try await provider.request(resilient)
-        _ = try await provider.request(fragile)
-        clock.advance(by: 5)
-        await server.shutdown()
+        try await withServer { server in
+            installCounter(on: server, path: "/resilient", headers: [("Cache-Control", "max-age=1, stale-if-error=600")])
+            installCounter(on: server, path: "/fragile", headers: [("Cache-Control", "max-age=1")])
+            let clock = TestClock()
+            // The server keeps running (a stopped one's port may be reused by
+            // a parallel test); the transport plays the unreachable host.
+            let transport = UnplugableTransport()
+            let (provider, _) = makeProvider(clock, transport: transport)
+            let resilient = CachedTarget(server, path: "/resilient")
+            let fragile = CachedTarget(server, path: "/fragile")
+            _ = try await provider.request(resilient)
+            _ = try await provider.request(fragile)
+            clock.advance(by: 5)
+            transport.unplug()
 
-        let stale = try await provider.request(resilient)
-        #expect(stale.text == "response 1")
-        #expect(stale.cacheStatus == .stale)
-        await #expect(throws: NetworkError.self) { try await provider.request(fragile) }
+            let stale = try await provider.request(resilient)
+            #expect(stale.text == "response 1")
+            #expect(stale.cacheStatus == .stale)
+            await #expect(throws: NetworkError.self) { try await provider.request(fragile) }
 
-        clock.advance(by: 600)
-        await #expect(throws: NetworkError.self) { try await provider.request(resilient) }
+            clock.advance(by: 600)
+            await #expect(throws: NetworkError.self) { try await provider.request(resilient) }
+            #expect(server.hits("/resilient") == 1)
+        }
     }
 
     @Test func staleIfErrorServesTheStaleEntryOnA5xx() async throws {
@@ -243,5 +252,122 @@ import Testing
             _ = try await personalProvider.request(CachedTarget(server, path: "/mine"))
             #expect(personal.count == 1)
         }
+    }
+
+    // MARK: - Age, expiry, parsing, eviction
+
+    @Test func a304WithoutAgeDropsTheStoredAge() async throws {
+        try await withServer { server in
+            let counter = Counter()
+            server.route("/aged") { request in
+                if counter.next() == 1 {
+                    return .text("body", headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=60"), ("Age", "50")])
+                }
+                return LoopbackResponse(status: request.header("If-None-Match") == "\"v1\"" ? 304 : 500)
+            }
+            let clock = TestClock()
+            let (provider, _) = makeProvider(clock)
+            let target = CachedTarget(server, path: "/aged")
+            _ = try await provider.request(target)
+            clock.advance(by: 11) // 61 s old: stale
+            #expect(try await provider.request(target).cacheStatus == .revalidated)
+            clock.advance(by: 30) // 30 s since the 304, which said nothing of age: fresh
+            let again = try await provider.request(target)
+            #expect(again.cacheStatus == .hit)
+            #expect(server.hits("/aged") == 2)
+        }
+    }
+
+    @Test func staleIfErrorOutlivesTheConfiguredLifetime() async throws {
+        try await withServer { server in
+            let counter = Counter()
+            server.route("/kept") { _ in
+                counter.next() == 1 ? .text("up", headers: [("Cache-Control", "max-age=1, stale-if-error=600")]) : .text("down", status: 503)
+            }
+            let clock = TestClock()
+            let (provider, _) = makeProvider(clock)
+            var target = CachedTarget(server, path: "/kept")
+            target.cacheLifetime = 10
+            _ = try await provider.request(target)
+            clock.advance(by: 300) // past the lifetime, inside the stale-if-error window
+            let stale = try await provider.request(target)
+            #expect(stale.text == "up")
+            #expect(stale.cacheStatus == .stale)
+        }
+    }
+
+    @Test func anEntryWithValidatorsIsKeptForRevalidationUntilTheLifetimeEnds() async throws {
+        try await withServer { server in
+            installValidated(on: server, path: "/validated", headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=1")]) {
+                $0.header("If-None-Match") == "\"v1\""
+            }
+            let clock = TestClock()
+            let (provider, _) = makeProvider(clock)
+            var target = CachedTarget(server, path: "/validated")
+            target.cacheLifetime = 100
+            _ = try await provider.request(target)
+            clock.advance(by: 90)
+            #expect(try await provider.request(target).cacheStatus == .revalidated)
+            #expect(server.requests(to: "/validated").last?.header("If-None-Match") == "\"v1\"")
+        }
+    }
+
+    // An invalid max-age is stale at once; an invalid Age is ignored, so
+    // max-age=60 lasts 60 s (not 160 for Age -100, nor 50 for Age 1e1).
+    @Test(arguments: [
+        ("max-age=1e9", nil, 1, "response 2"), ("max-age=+60", nil, 1, "response 2"), ("max-age=60.5", nil, 1, "response 2"),
+        ("max-age=60", "-100", 61, "response 2"), ("max-age=60", "1e1", 55, "response 1"),
+    ] as [(String, String?, TimeInterval, String)])
+    func onlyPlainDigitsCountAsSeconds(_ example: (cacheControl: String, age: String?, advance: TimeInterval, expected: String)) async throws {
+        let (cacheControl, age, advance, expected) = example
+        try await withServer { server in
+            var headers: [(name: String, value: String)] = [("Cache-Control", cacheControl)]
+            if let age { headers.append(("Age", age)) }
+            installCounter(on: server, path: "/numbers", headers: headers)
+            let clock = TestClock()
+            let (provider, _) = makeProvider(clock)
+            let target = CachedTarget(server, path: "/numbers")
+            _ = try await provider.request(target)
+            clock.advance(by: advance)
+            #expect(try await provider.request(target).text == expected)
+        }
+    }
+
+    @Test(arguments: [("Cache-Control", "no-store"), ("Vary", "*")])
+    func anUncacheableAnswerRemovesTheEntryAndItsVariants(name: String, value: String) async throws {
+        try await withServer { server in
+            let counter = Counter()
+            server.route("/lang") { _ in
+                let count = counter.next()
+                let headers: [(name: String, value: String)] =
+                    count <= 2 ? [("Vary", "Accept-Language"), ("Cache-Control", "max-age=60")] : [(name, value)]
+                return .text("response \(count)", headers: headers)
+            }
+            let storage = MemoryResponseCache()
+            let (provider, _) = makeProvider(TestClock(), storage: storage)
+            let english = CachedTarget(server, path: "/lang", headers: ["Accept-Language": "en"])
+            let french = CachedTarget(server, path: "/lang", headers: ["Accept-Language": "fr"])
+            _ = try await provider.request(english)
+            _ = try await provider.request(french)
+            #expect(storage.count > 0)
+            _ = try await provider.request(english, cachePolicy: .server)
+            #expect(storage.count == 0)
+            await #expect(throws: NetworkError.self) { try await provider.request(french, cachePolicy: .cache) }
+        }
+    }
+}
+
+/// Sends through URLSession until unplugged, then fails every request as a
+/// host that refuses connections.
+private final class UnplugableTransport: Transport {
+    private let isUnplugged = Mutex(false)
+
+    func unplug() {
+        isUnplugged.withLock { $0 = true }
+    }
+
+    func send(_ request: TransportRequest) async throws -> Response {
+        if isUnplugged.withLock({ $0 }) { throw URLError(.cannotConnectToHost) }
+        return try await URLSessionTransport.shared.send(request)
     }
 }

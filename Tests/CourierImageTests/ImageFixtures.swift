@@ -60,10 +60,15 @@ enum ImageFixtures {
     /// ftyp, then meta with a handler and item properties holding a small
     /// thumbnail `ispe` and the image's own, then an empty mdat.
     static func heic(width: UInt32, height: UInt32, brands: [String] = ["heic", "mif1", "heic"]) -> Data {
-        let ftyp = box("ftyp", Data(brands[0].utf8) + be32(0) + brands.dropFirst().reduce(Data()) { $0 + Data($1.utf8) })
         let thumbnail = box("ispe", be32(0) + be32(160) + be32(120))
         let image = box("ispe", be32(0) + be32(width) + be32(height))
-        let iprp = box("iprp", box("ipco", thumbnail + image))
+        return heic(properties: thumbnail + image, brands: brands)
+    }
+
+    /// ftyp, then meta whose item property container holds `properties`.
+    static func heic(properties: Data, brands: [String] = ["heic", "mif1", "heic"]) -> Data {
+        let ftyp = box("ftyp", Data(brands[0].utf8) + be32(0) + brands.dropFirst().reduce(Data()) { $0 + Data($1.utf8) })
+        let iprp = box("iprp", box("ipco", properties))
         let hdlr = box("hdlr", be32(0) + be32(0) + Data("pict".utf8) + Data(count: 13))
         let meta = box("meta", be32(0) + hdlr + iprp)
         return ftyp + meta + box("mdat", Data(count: 16))

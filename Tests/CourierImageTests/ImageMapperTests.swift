@@ -94,4 +94,28 @@ private func failure(serving body: Data, contentType: String = "image/png") asyn
         #expect(throws: ImageMappingFailure.self) { try ImageHeader(data: avif) }
         #expect(try ImageHeader(data: ImageFixtures.heic(width: 8, height: 8, brands: ["mif1", "heic"])).format == .heic)
     }
+
+    @Test func aMetaBoxTooShortForItsVersionIsMalformed() throws {
+        // A 24-byte ftyp naming heic, then a meta box with no content at all.
+        let ftyp = ImageFixtures.box("ftyp", Data("heic".utf8) + ImageFixtures.be32(0) + Data("mif1heic".utf8))
+        let body = ftyp + Data([0, 0, 0, 8]) + Data("meta".utf8)
+        #expect(ftyp.count == 24)
+        #expect(throws: ImageMappingFailure.malformed(.heic, "its “meta” box holds 0 bytes, too few for its version and flags")) {
+            try ImageHeader(data: body)
+        }
+    }
+
+    @Test func aShortIspeBoxIsMalformed() throws {
+        let body = ImageFixtures.heic(properties: ImageFixtures.box("ispe", ImageFixtures.be32(0) + ImageFixtures.be32(640)))
+        #expect(throws: ImageMappingFailure.malformed(.heic, "an “ispe” box holds 8 bytes, too few for a width and height")) {
+            try ImageHeader(data: body)
+        }
+    }
+
+    @Test func hugeIspeSizesCompareWithoutOverflow() throws {
+        let huge = ImageFixtures.box("ispe", ImageFixtures.be32(0) + ImageFixtures.be32(.max) + ImageFixtures.be32(.max))
+        let larger = ImageFixtures.box("ispe", ImageFixtures.be32(0) + ImageFixtures.be32(.max) + ImageFixtures.be32(.max - 1))
+        let header = try ImageHeader(data: ImageFixtures.heic(properties: larger + huge))
+        #expect(header == ImageHeader(format: .heic, width: Int(UInt32.max), height: Int(UInt32.max)))
+    }
 }

@@ -41,6 +41,24 @@ import Testing
         #expect(reencoded["id"]?.int64Value == 9_007_199_254_740_993)
     }
 
+    @Test func integersAboveInt64MaxStayExact() throws {
+        let data = Data(#"{"max": 18446744073709551615, "next": 9223372036854775808}"#.utf8)
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: data)
+        let serialized = try #require(JSONValue(jsonObject: try JSONSerialization.jsonObject(with: data)))
+        for value in [decoded, serialized] {
+            #expect(value["max"] == .unsignedInteger(18_446_744_073_709_551_615))
+            #expect(value["max"]?.uint64Value == UInt64.max)
+            #expect(value["next"]?.uint64Value == 9_223_372_036_854_775_808)
+            #expect(value["max"]?.int64Value == nil)
+        }
+        #expect(decoded.compactDescription.contains("18446744073709551615"))
+        let reencoded = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(decoded))
+        #expect(reencoded["max"]?.uint64Value == UInt64.max)
+        #expect(JSONValue.unsignedInteger(5) == .integer(5))
+        #expect(JSONValue.unsignedInteger(UInt64.max) != .double(Double(UInt64.max)))
+        #expect(Set<JSONValue>([.unsignedInteger(7), .integer(7), .double(7)]).count == 1)
+    }
+
     @Test func numbersCompareAndHashByValue() {
         #expect(JSONValue.integer(1) == .double(1))
         #expect(JSONValue.integer(1) != .double(1.5))

@@ -43,6 +43,19 @@ private func failure(of error: NetworkError?, body: Data) throws -> StringMappin
         #expect(try await map(Data("plain".utf8), contentType: "text/plain; charset=us-ascii") == "plain")
     }
 
+    @Test func aByteOrderMarkWinsOverTheHeader() async throws {
+        let utf8 = Data([0xEF, 0xBB, 0xBF]) + Data("héllo".utf8)
+        #expect(try await map(utf8, contentType: "text/plain; charset=iso-8859-1") == "héllo")
+        let utf16 = Data([0xFF, 0xFE, 0x68, 0x00, 0xE9, 0x00])
+        #expect(try await map(utf16, contentType: "text/plain; charset=windows-1252") == "hé")
+    }
+
+    @Test func windows1252UndefinedBytesMapToTheSameCodePoint() async throws {
+        let body = Data([0x61, 0x81, 0x8D, 0x8F, 0x90, 0x9D, 0x80])
+        let text = try await map(body, contentType: "text/plain; charset=windows-1252")
+        #expect(text.unicodeScalars.map(\.value) == [0x61, 0x81, 0x8D, 0x8F, 0x90, 0x9D, 0x20AC])
+    }
+
     @Test func aMapperCharsetOverridesTheHeader() async throws {
         let text = try await map(Data([0xE9]), contentType: "text/plain; charset=utf-8", with: StringMapper(charset: .isoLatin1))
         #expect(text == "é")

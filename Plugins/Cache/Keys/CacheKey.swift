@@ -8,8 +8,8 @@ import FoundationNetworking
 /// query, the SHA-256 of the body (for methods other than GET and HEAD), the
 /// SHA-256 of each identity header field (`Authorization` by default, so two
 /// users never share an entry and no token is written to disk), the target's
-/// extras, and — for responses with `Vary` — the values of the request header
-/// fields it names.
+/// extras, and — for responses with `Vary` — the SHA-256 of the values of
+/// the request header fields it names.
 ///
 /// Two requests that differ in any of these never share an entry.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
@@ -52,7 +52,8 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         return CacheKey(base: "v1" + encode(parts))
     }
 
-    /// The key of the variant of this entry whose `Vary` fields have `values`.
+    /// The key of the variant of this entry whose `Vary` fields have `values`
+    /// (as ``CachedResponse/varyValues`` holds them: SHA-256 digests).
     public func varied(by values: [String: String]) -> String {
         guard !values.isEmpty else { return base }
         let pairs = values.keys.sorted().flatMap { [$0, values[$0] ?? ""] }
@@ -62,12 +63,15 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// The key as text (the base key).
     public var description: String { base }
 
-    /// The values in `request` of the header fields `names`, by lower-cased
-    /// name; an absent field is an empty string.
+    /// The SHA-256 (hex) of the values in `request` of the header fields
+    /// `names`, by lower-cased name; an absent field counts as empty.
+    ///
+    /// Only digests are kept and compared: a response that varies on
+    /// `Authorization` or `Cookie` must not put the token into a cache file.
     static func varyValues(named names: some Sequence<String>, in request: URLRequest) -> [String: String] {
         var values: [String: String] = [:]
         for name in names {
-            values[name.lowercased()] = request.value(forHTTPHeaderField: name) ?? ""
+            values[name.lowercased()] = SHA256Digest.hex(request.value(forHTTPHeaderField: name) ?? "")
         }
         return values
     }

@@ -20,9 +20,10 @@ struct CacheControl: Equatable {
             let argument = parts.count > 1
                 ? parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
                 : nil
-            let seconds = argument.flatMap(TimeInterval.init).map { max(0, $0) }
+            let seconds = argument.flatMap(Self.deltaSeconds)
             switch name {
-            case "max-age": maxAge = seconds
+            // An invalid max-age makes the response stale (RFC 9111, 4.2.1).
+            case "max-age": maxAge = seconds ?? 0
             case "no-store": noStore = true
             // `no-cache="field"` restricts only some fields; treating it as a
             // plain no-cache is the safe reading.
@@ -34,6 +35,17 @@ struct CacheControl: Equatable {
             default: continue
             }
         }
+    }
+
+    /// A delta-seconds value (RFC 9111, 1.2.2): ASCII digits only — no sign,
+    /// fraction or exponent — and anything above 2³¹ counts as 2³¹.
+    static func deltaSeconds(_ text: some StringProtocol) -> TimeInterval? {
+        let digits = text.utf8
+        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let cap = 2_147_483_648
+        var value = 0
+        for digit in digits { value = min(cap, value * 10 + Int(digit - 0x30)) }
+        return TimeInterval(value)
     }
 }
 

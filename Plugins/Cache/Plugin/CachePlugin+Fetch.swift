@@ -55,13 +55,20 @@ extension CachePlugin {
     }
 
     /// The entry after a 304: the 304's header fields replace the stored ones
-    /// (except those describing the body), and it counts as stored now.
+    /// (except those describing the body and those never stored, such as
+    /// `Set-Cookie`), and it counts as stored now.
     private func refresh(_ cached: CachedResponse, with notModified: Response, plan: Plan) -> CachedResponse {
         var headers = cached.headers
+        // The stored Age was the age when first stored; now that the entry
+        // counts as stored now, only an Age on the 304 itself still holds.
+        if notModified.value(forHTTPHeaderField: "Age") == nil {
+            headers = headers.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
+        }
         let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
         for (name, value) in notModified.response?.allHeaderFields ?? [:] {
             guard let name = name as? String, let value = value as? String,
-                  !bodyFields.contains(name.lowercased()) else { continue }
+                  !bodyFields.contains(name.lowercased()),
+                  !CachedResponse.unstoredFields.contains(name.lowercased()) else { continue }
             if let existing = headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
                 headers[existing] = nil
             }

@@ -40,7 +40,8 @@ extension CachePlugin {
     /// max-age` or `Expires`, or `nil` when its headers say nothing.
     func freshUntil(_ entry: CachedResponse) -> Date? {
         let control = CacheControl(entry.value(forHTTPHeaderField: "Cache-Control"))
-        let age = entry.value(forHTTPHeaderField: "Age").flatMap(TimeInterval.init) ?? 0
+        let age = entry.value(forHTTPHeaderField: "Age")
+            .flatMap { CacheControl.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         if let maxAge = control.maxAge {
             return entry.storedAt.addingTimeInterval(maxAge - age)
         }
@@ -53,13 +54,20 @@ extension CachePlugin {
         return nil
     }
 
-    /// When the entry leaves the store: the configured lifetime, stretched to
-    /// the end of its HTTP freshness when that is later.
+    /// When the entry leaves the store: the configured lifetime (which also
+    /// keeps an entry with validators for revalidation that long), stretched
+    /// to the end of its HTTP freshness plus the longer of its
+    /// `stale-if-error` and `stale-while-revalidate` windows when that is later.
     func expiry(of entry: CachedResponse, plan: Plan) -> Date? {
         guard let lifetime = plan.lifetime else { return nil }
         let end = entry.storedAt.addingTimeInterval(lifetime)
-        guard configuration.httpSemantics != nil, let fresh = freshUntil(entry) else { return end }
-        return max(end, fresh)
+        guard let semantics = configuration.httpSemantics else { return end }
+        let control = CacheControl(entry.value(forHTTPHeaderField: "Cache-Control"))
+        // The windows count from where staleOnError and usability count them.
+        let staleWindow = max(control.staleIfError ?? semantics.staleIfError ?? 0, control.staleWhileRevalidate ?? 0)
+        let fresh = freshUntil(entry)
+        guard fresh != nil || staleWindow > 0 else { return end }
+        return max(end, (fresh ?? entry.storedAt).addingTimeInterval(staleWindow))
     }
 
     /// The stale entry to serve instead of a failure, when `stale-if-error`

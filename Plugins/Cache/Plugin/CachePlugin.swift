@@ -27,7 +27,9 @@ import FoundationNetworking
 /// key sees the request as sent, and before plugins that replay requests.
 /// Downloads, file uploads and requests with streamed bodies pass through
 /// untouched. Only GET and HEAD are cached unless a target opts in with
-/// ``CacheableTarget/cachesRequestsWithBody``. `Set-Cookie` is never stored,
+/// ``CacheableTarget/cachesRequestsWithBody``. An uncacheable request under
+/// ``CacheStrategy/cache`` fails with ``Failure/notCached(_:)`` and never
+/// reaches the network. `Set-Cookie` is never stored,
 /// and `Authorization` counts only as a hash in the key (see
 /// ``Configuration/identityHeaderFields``).
 public final class CachePlugin: Plugin {
@@ -62,7 +64,12 @@ public final class CachePlugin: Plugin {
     ///   network and nothing is cached; otherwise whatever `next` throws
     ///   (unless `stale-if-error` serves a stale entry instead).
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        guard let plan = plan(for: request, context: context) else { return try await next(request) }
+        guard let plan = plan(for: request, context: context) else {
+            // An uncacheable request is never in the cache, and `.cache`
+            // promises never to reach the network.
+            if case .cache = strategy(for: context) { throw Failure.notCached(request.url) }
+            return try await next(request)
+        }
         let cached = lookup(plan.key, request: request)
         switch plan.strategy {
         case .server, .cacheAndServer:
@@ -118,10 +125,17 @@ public final class CachePlugin: Plugin {
             request: request,
             context: context,
             key: key,
-            strategy: context.options[CacheStrategyKey.self] ?? target?.cacheStrategy ?? configuration.defaultStrategy,
+            strategy: strategy(for: context),
             lifetime: target?.cacheLifetime ?? configuration.lifetime,
             storableStatusCodes: target?.cacheableStatusCodes ?? configuration.storableStatusCodes
         )
+    }
+
+    /// The call's strategy: the per-call option, else the target's, else the
+    /// configured default.
+    private func strategy(for context: RequestContext) -> CacheStrategy {
+        context.options[CacheStrategyKey.self] ?? (context.target as? any CacheableTarget)?.cacheStrategy
+            ?? configuration.defaultStrategy
     }
 
     /// The entry for `key` whose `Vary` values match `request`.
@@ -156,17 +170,32 @@ public final class CachePlugin: Plugin {
         }
     }
 
+    /// Removes the base entry and the variants it can name: the latest one
+    /// (recorded in the base entry) and `request`'s own. Older variants
+    /// become unreachable without the base entry and expire unread.
+    private func evict(_ key: CacheKey, request: URLRequest) {
+        if let base = storage.entry(forKey: key.base), !base.varyValues.isEmpty {
+            storage.removeEntry(forKey: key.varied(by: base.varyValues))
+            storage.removeEntry(forKey: key.varied(by: CacheKey.varyValues(named: base.varyValues.keys, in: request)))
+        }
+        storage.removeEntry(forKey: key.base)
+    }
+
     /// Stores `response` if its status, method and headers allow it.
     func save(_ response: Response, plan: Plan) {
         guard plan.storableStatusCodes.contains(response.statusCode), response.fileURL == nil else { return }
         let control = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
         if let semantics = configuration.httpSemantics, control.noStore || (semantics.isShared && control.isPrivate) {
             // What the server now forbids keeping must not be served later.
-            storage.removeEntry(forKey: plan.key.base)
+            evict(plan.key, request: plan.request)
             return
         }
         let varyNames = CacheKey.varyNames(response.value(forHTTPHeaderField: "Vary"))
-        guard !varyNames.contains("*") else { return }
+        guard !varyNames.contains("*") else {
+            // Uncacheable now: an older answer must not outlive it.
+            evict(plan.key, request: plan.request)
+            return
+        }
         var entry = CachedResponse(
             response: response, key: plan.key.base, storedAt: configuration.clock(), expiresAt: nil,
             varyValues: CacheKey.varyValues(named: varyNames, in: plan.request)

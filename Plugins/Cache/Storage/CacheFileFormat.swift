@@ -8,7 +8,7 @@ import Foundation
 /// version      2 bytes   big-endian, 1
 /// meta length  4 bytes   big-endian
 /// meta         JSON      key, status, URL, headers, stored-at, expires-at,
-///                        ETag, Last-Modified, Vary values
+///                        ETag, Last-Modified, Vary value digests
 /// body length  8 bytes   big-endian
 /// body         bytes
 /// checksum     8 bytes   FNV-1a 64 of everything before it

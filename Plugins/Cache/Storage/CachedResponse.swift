@@ -28,8 +28,10 @@ public struct CachedResponse: Sendable, Equatable {
     public var etag: String?
     /// The `Last-Modified` validator, for `If-Modified-Since`.
     public var lastModified: String?
-    /// The values of the request header fields the response's `Vary` names,
-    /// keyed by lower-cased field name (an absent field is an empty string).
+    /// The SHA-256 (lower-case hex) of the values of the request header
+    /// fields the response's `Vary` names, keyed by lower-cased field name
+    /// (an absent field counts as an empty string). Digests, never the values:
+    /// `Vary: Authorization` must not write a token to disk.
     public var varyValues: [String: String]
 
     /// Creates an entry.
@@ -41,7 +43,8 @@ public struct CachedResponse: Sendable, Equatable {
     ///   - url: The URL the response came from.
     ///   - storedAt: When it was stored.
     ///   - expiresAt: When it stops being served, or `nil` for never.
-    ///   - varyValues: The request header values its `Vary` names.
+    ///   - varyValues: The SHA-256 digests of the request header values its
+    ///     `Vary` names.
     public init(
         key: String,
         statusCode: Int,

@@ -83,7 +83,10 @@ public final class DiskResponseCache: ResponseCaching {
         self.configuration = configuration
         let files: [URL]
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // Entries may hold personal data: only the owner may list or read them.
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
             files = try FileManager.default.contentsOfDirectory(
                 at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
             )
@@ -175,8 +178,14 @@ public final class DiskResponseCache: ResponseCaching {
         let temporary = directory
             .appendingPathComponent(".\(UUID().uuidString)")
             .appendingPathExtension(Self.temporaryExtension)
+        // Created owner-only from the start, so no other user can ever read
+        // the response, not even between creation and a later chmod.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { return false }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            try data.write(to: temporary)
+            try handle.write(contentsOf: data)
+            try handle.close()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             return false

@@ -13,6 +13,10 @@ public final class TieredResponseCache: ResponseCaching {
     public let front: any ResponseCaching
     /// The store behind it.
     public let back: any ResponseCaching
+    // One lock over read-and-copy, store and remove: without it a removal
+    // between reading the back store and copying to the front would be
+    // undone by the copy.
+    private let lock = CacheLock(())
 
     /// Puts `front` over `back`.
     /// - Parameters:
@@ -25,27 +29,35 @@ public final class TieredResponseCache: ResponseCaching {
 
     /// The entry for `key`, from the front store or else the back one (copied to the front).
     public func entry(forKey key: String) -> CachedResponse? {
-        if let entry = front.entry(forKey: key) { return entry }
-        guard let entry = back.entry(forKey: key) else { return nil }
-        front.store(entry, forKey: key)
-        return entry
+        lock.withLock { _ in
+            if let entry = front.entry(forKey: key) { return entry }
+            guard let entry = back.entry(forKey: key) else { return nil }
+            front.store(entry, forKey: key)
+            return entry
+        }
     }
 
     /// Stores `entry` in both stores, back first.
     public func store(_ entry: CachedResponse, forKey key: String) {
-        back.store(entry, forKey: key)
-        front.store(entry, forKey: key)
+        lock.withLock { _ in
+            back.store(entry, forKey: key)
+            front.store(entry, forKey: key)
+        }
     }
 
     /// Removes the entry for `key`.
     public func removeEntry(forKey key: String) {
-        front.removeEntry(forKey: key)
-        back.removeEntry(forKey: key)
+        lock.withLock { _ in
+            front.removeEntry(forKey: key)
+            back.removeEntry(forKey: key)
+        }
     }
 
     /// Removes every entry.
     public func removeAll() {
-        front.removeAll()
-        back.removeAll()
+        lock.withLock { _ in
+            front.removeAll()
+            back.removeAll()
+        }
     }
 }
