@@ -62,7 +62,7 @@ where Downstream.Input: Sendable, Downstream.Failure == NetworkError {
         let operation = self.operation
         let task = Task { [self] in
             let result: Result<Output, NetworkError>
-            do {
+            do throws(NetworkError) {
                 result = .success(try await operation { [weak self] value in self?.enqueue(value) })
             } catch {
                 result = .failure(error)

@@ -1,3 +1,4 @@
+import Courier
 import CourierCombine
 import CourierTestSupport
 import Foundation

@@ -127,6 +127,9 @@ private final class BenchHandler: ChannelInboundHandler {
 
     /// Writes chunks while the channel is writable; resumes on writability.
     private func pump(context: ChannelHandlerContext) {
+        // flush() may re-enter through channelWritabilityChanged; only the
+        // call that sees the last byte written ends the response.
+        guard streaming else { return }
         while remaining > 0, context.channel.isWritable {
             let count = min(remaining, Self.chunkSize)
             remaining -= count
@@ -134,7 +137,7 @@ private final class BenchHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
         }
         context.flush()
-        if remaining == 0 {
+        if remaining == 0, streaming {
             streaming = false
             finish(context: context)
         }

@@ -95,7 +95,7 @@ final class BareFileDownload: NSObject, URLSessionDataDelegate, @unchecked Senda
     private var continuation: CheckedContinuation<Void, any Error>?
 
     func download(_ url: URL, to file: URL) async throws {
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         handle = try FileHandle(forWritingTo: file)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
