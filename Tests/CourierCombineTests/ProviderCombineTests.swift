@@ -75,7 +75,7 @@ import OpenCombine
         try await withServer { server in
             let provider = Provider<TestTarget>()
             let size = 256 * 1024
-            let target = TestTarget(server.baseURL, path: "/chunked/\(size)?chunks=16")
+            let target = TestTarget(server.baseURL, path: "/bytes/\(size)")
             let (values, completion) = await PublisherRecorder(provider.requestWithProgressPublisher(target)).completion()
             guard case .finished = completion else {
                 Issue.record("expected .finished, got \(completion)")
