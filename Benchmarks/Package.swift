@@ -1,0 +1,39 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmark package: measures Courier against the bare clients it wraps.
+// Run with `swift run -c release --package-path Benchmarks courier-bench`.
+
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v13)],
+    // AsyncHTTPClient (and with it BoringSSL) is left out until the
+    // AsyncHTTPClient pair lands: see `ClientSet.pipelinePairs`.
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // zlib called directly, for the bare side of the gzip benchmark.
+        .systemLibrary(name: "CZlibBench", path: "Sources/CZlibBench"),
+        // Counts malloc calls by interposing malloc in the benchmark executable.
+        .target(name: "CMallocCounter", path: "Sources/CMallocCounter"),
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                "CZlibBench",
+                "CMallocCounter",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCodable", package: "Courier"),
+                .product(name: "CourierGzip", package: "Courier"),
+                .product(name: "CourierCache", package: "Courier"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/courier-bench",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

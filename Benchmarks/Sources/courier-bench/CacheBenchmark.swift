@@ -1,0 +1,111 @@
+import CourierCache
+import Foundation
+
+/// Item 5: cache hit latency. Memory: `MemoryResponseCache` against a bare
+/// `[String: CachedResponse]` lookup. Disk: `DiskResponseCache` against a bare
+/// read of the same entry's file (`FileManager.contents(atPath:)`, no decoding).
+struct CacheBenchmark {
+    let quick: Bool
+
+    func run() async throws -> [Row] {
+        var rows: [Row] = []
+        for count in [1_000, 100_000] {
+            rows.append(memory(entries: count))
+        }
+        for count in (quick ? [1_000, 10_000] : [1_000, 100_000]) {
+            rows.append(try disk(entries: count))
+        }
+        return rows
+    }
+
+    private static func entry(_ key: String) -> CachedResponse {
+        CachedResponse(key: key, statusCode: 200, headers: ["Content-Type": "application/json"],
+                       body: Payload.json, url: nil, storedAt: Date(), expiresAt: nil)
+    }
+
+    private static func keys(_ count: Int) -> [String] {
+        (0..<count).map { "GET http://127.0.0.1/items/\($0)" }
+    }
+
+    /// `lookups` keys picked uniformly, the same sequence for both sides.
+    private static func sample(_ keys: [String], lookups: Int) -> [String] {
+        var generator = SplitMix(seed: 7)
+        return (0..<lookups).map { _ in keys[Int(generator.next() % UInt64(keys.count))] }
+    }
+
+    private func memory(entries count: Int) -> Row {
+        let keys = Self.keys(count)
+        let cache = MemoryResponseCache(configuration: .init(countLimit: count, costLimit: .max))
+        var dictionary: [String: CachedResponse] = [:]
+        for key in keys {
+            let entry = Self.entry(key)
+            cache.store(entry, forKey: key)
+            dictionary[key] = entry
+        }
+        let lookups = Self.sample(keys, lookups: 200_000)
+        let result = interleavedNanoseconds(rounds: quick ? 3 : 7, count: lookups.count,
+                                            courier: { for key in lookups { blackHole(cache.entry(forKey: key)) } },
+                                            bare: { for key in lookups { blackHole(dictionary[key]) } })
+        return Row(name: "memory cache hit, \(count) entries", unit: "ns", courier: result.courier,
+                   bare: result.bare, higherIsBetter: false)
+    }
+
+    private func disk(entries count: Int) throws -> Row {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskResponseCache(directory: directory, configuration: .init(sizeLimit: .max))
+        let keys = Self.keys(count)
+        log("  filling disk cache with \(count) entries")
+        for key in keys { cache.store(Self.entry(key), forKey: key) }
+        let lookups = Self.sample(keys, lookups: quick ? 2_000 : 10_000)
+        let paths = lookups.map { cache.fileURL(forKey: $0).path }
+        let result = interleavedNanoseconds(rounds: quick ? 3 : 5, count: lookups.count,
+                                            courier: { for key in lookups { blackHole(cache.entry(forKey: key)) } },
+                                            bare: { for path in paths { blackHole(FileManager.default.contents(atPath: path)) } })
+        return Row(name: "disk cache hit, \(count) entries", unit: "us", courier: result.courier / 1_000,
+                   bare: result.bare / 1_000, higherIsBetter: false)
+    }
+
+    /// Nanoseconds per lookup of each side, interleaved.
+    private func interleavedNanoseconds(rounds: Int, count: Int, courier: () -> Void, bare: () -> Void)
+        -> (courier: Double, bare: Double) {
+        let clock = ContinuousClock()
+        func time(_ body: () -> Void) -> Double {
+            let elapsed = clock.measure(body)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            return seconds * 1e9 / Double(count)
+        }
+        var courierSamples: [Double] = []
+        var bareSamples: [Double] = []
+        for round in 0..<rounds {
+            if round.isMultiple(of: 2) {
+                courierSamples.append(time(courier))
+                bareSamples.append(time(bare))
+            } else {
+                bareSamples.append(time(bare))
+                courierSamples.append(time(courier))
+            }
+        }
+        return (median(courierSamples), median(bareSamples))
+    }
+}
+
+/// Keeps a value alive so the optimiser cannot drop the lookup.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// A small deterministic random generator.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

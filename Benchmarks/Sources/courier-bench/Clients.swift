@@ -1,0 +1,110 @@
+import Courier
+import CourierCodable
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Target and plugins
+
+/// `GET /json` on the bench server.
+struct BenchTarget: TargetType {
+    var baseURL: URL
+    var path: String { "/json" }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .requestPlain }
+    var headers: [String: String]? { nil }
+}
+
+/// A plugin that does nothing in any hook: the cost of the pipeline itself.
+struct NoopPlugin: Plugin {}
+
+/// The four no-op plugins of the pipeline benchmarks.
+let fourNoopPlugins: [any Plugin] = [NoopPlugin(), NoopPlugin(), NoopPlugin(), NoopPlugin()]
+
+// MARK: - One request each way
+
+/// One client operation: sends `GET /json` and decodes the payload.
+typealias BenchOperation = @Sendable () async throws -> Void
+
+enum Clients {
+    /// Courier with four no-op plugins and `DecodableMapper`, on `transport`.
+    static func courier(on transport: any Transport, baseURL: URL) -> BenchOperation {
+        let provider = Provider<BenchTarget>(transport: transport, plugins: fourNoopPlugins)
+        let target = BenchTarget(baseURL: baseURL)
+        let mapper = DecodableMapper<Payload>()
+        return { _ = try await provider.request(target, mapper: mapper) }
+    }
+
+    /// `URLSession.data(for:)` plus `JSONDecoder`.
+    static func bareURLSession(_ session: URLSession, baseURL: URL) -> BenchOperation {
+        let request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        return {
+            let (data, _) = try await session.data(for: request)
+            _ = try JSONDecoder().decode(Payload.self, from: data)
+        }
+    }
+
+    /// `URLSessionTransport.send` alone: no provider, plugins or mapping.
+    static func transportOnly(_ transport: any Transport, baseURL: URL) -> BenchOperation {
+        let request = TransportRequest(urlRequest: URLRequest(url: baseURL.appendingPathComponent("json")))
+        return { _ = try await transport.send(request) }
+    }
+
+    /// `URLSession.data(for:)` alone.
+    static func bareURLSessionData(_ session: URLSession, baseURL: URL) -> BenchOperation {
+        let request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        return { _ = try await session.data(for: request) }
+    }
+}
+
+// MARK: - The pairs
+
+/// A Courier client and the bare client it is compared with.
+struct ClientPair: Sendable {
+    var name: String
+    var courier: BenchOperation
+    var bare: BenchOperation
+}
+
+/// The shared clients of one run.
+struct ClientSet: Sendable {
+    let baseURL: URL
+    let urlSessionTransport = URLSessionTransport()
+    let session = URLSession(configuration: .default)
+
+    /// Item 1: Courier (four no-op plugins, Codable) against the bare client
+    /// plus `JSONDecoder`, one pair per transport.
+    ///
+    /// Add the AsyncHTTPClient pair here when `CourierAsyncHTTPClient` lands
+    /// (with `async-http-client` from "1.37.0" in Package.swift and an
+    /// `HTTPClient` in this set):
+    /// `ClientPair(name: "AsyncHTTPClient",
+    ///     courier: Clients.courier(on: AsyncHTTPClientTransport(client: httpClient), baseURL: baseURL),
+    ///     bare: { execute GET /json with httpClient, collect the body, JSONDecoder })`,
+    /// plus the transport-only pair in `transportPairs`.
+    var pipelinePairs: [ClientPair] {
+        [
+            ClientPair(
+                name: "URLSession",
+                courier: Clients.courier(on: urlSessionTransport, baseURL: baseURL),
+                bare: Clients.bareURLSession(session, baseURL: baseURL)
+            ),
+        ]
+    }
+
+    /// Item 2: each transport alone against its bare client.
+    var transportPairs: [ClientPair] {
+        [
+            ClientPair(
+                name: "URLSessionTransport vs URLSession",
+                courier: Clients.transportOnly(urlSessionTransport, baseURL: baseURL),
+                bare: Clients.bareURLSessionData(session, baseURL: baseURL)
+            ),
+        ]
+    }
+
+    func shutdown() async {
+        session.finishTasksAndInvalidate()
+    }
+}

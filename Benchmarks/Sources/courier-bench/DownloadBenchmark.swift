@@ -1,0 +1,121 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Item 6: peak memory (VmHWM) while downloading to a file. Each side runs in
+/// its own child process (this executable re-run with `--child-download`), so
+/// one side's peak never counts for the other.
+struct DownloadBenchmark {
+    let baseURL: URL
+    let quick: Bool
+
+    var bytes: Int { quick ? 256 * 1_048_576 : 1_024 * 1_048_576 }
+
+    func run() throws -> [Row] {
+        var courier: [Double] = []
+        var bare: [Double] = []
+        var courierRate: [Double] = []
+        var bareRate: [Double] = []
+        for side in ["courier", "bare", "bare", "courier"] {
+            let (peak, rate) = try child(side)
+            log("  download \(side): peak \(Int(peak)) MiB, \(Int(rate)) MB/s")
+            if side == "courier" { courier.append(peak); courierRate.append(rate) } else {
+                bare.append(peak)
+                bareRate.append(rate)
+            }
+        }
+        let label = quick ? "256 MB" : "1 GB"
+        return [
+            Row(name: "download \(label) to file, peak RSS", unit: "MiB", courier: median(courier),
+                bare: median(bare), higherIsBetter: false),
+            Row(name: "download \(label) to file, throughput", unit: "MB/s", courier: median(courierRate),
+                bare: median(bareRate), higherIsBetter: true),
+        ]
+    }
+
+    /// Runs one side in a child process; returns its peak RSS in MiB and MB/s.
+    private func child(_ side: String) throws -> (Double, Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+        process.arguments = ["--child-download", side, baseURL.appendingPathComponent("stream/\(bytes)").absoluteString]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let fields = String(decoding: output, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard process.terminationStatus == 0, fields.count == 2 else {
+            throw ChildFailure(side: side, output: String(decoding: output, as: UTF8.self))
+        }
+        return (fields[0] / 1024, fields[1])
+    }
+
+    struct ChildFailure: Error, CustomStringConvertible {
+        var side: String
+        var output: String
+        var description: String { "download child '\(side)' failed: \(output)" }
+    }
+}
+
+// MARK: - The child
+
+enum DownloadChild {
+    /// Downloads `url` to a temporary file with `side`'s client, then prints
+    /// "VmHWM-in-kB MB/s" and removes the file.
+    static func run(side: String, url: URL) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let start = ContinuousClock.now
+        if side == "courier" {
+            let request = TransportRequest(urlRequest: URLRequest(url: url),
+                                           downloadDestination: DownloadDestinations.file(file))
+            _ = try await URLSessionTransport().send(request)
+        } else {
+            try await BareFileDownload().download(url, to: file)
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+        print("\(peakKilobytes()) \(Double(size) / 1e6 / seconds)")
+    }
+
+    static func peakKilobytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
+
+/// A bare `URLSession` data task whose delegate appends each chunk to a file.
+final class BareFileDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Touched only on the session's serial delegate queue, then read after completion.
+    private var handle: FileHandle?
+    private var continuation: CheckedContinuation<Void, any Error>?
+
+    func download(_ url: URL, to file: URL) async throws {
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        handle = try FileHandle(forWritingTo: file)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .default, delegate: self, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+        try await withCheckedThrowingContinuation { continuation in
+            queue.addOperation {
+                self.continuation = continuation
+                session.dataTask(with: url).resume()
+            }
+        }
+        try handle?.close()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        handle?.write(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+        continuation = nil
+    }
+}

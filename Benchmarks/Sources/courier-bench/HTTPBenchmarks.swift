@@ -1,0 +1,41 @@
+import Foundation
+
+/// Items 1 and 2: requests per second over loopback, sequential and concurrent.
+struct HTTPBenchmarks {
+    let clients: ClientSet
+    let quick: Bool
+
+    private var rounds: Int { quick ? 3 : 7 }
+
+    func run() async throws -> [Row] {
+        var rows: [Row] = []
+        for pair in clients.pipelinePairs {
+            rows += try await measure(pair, label: "pipeline \(pair.name)", concurrencies: [1, 32, 64])
+        }
+        for pair in clients.transportPairs {
+            rows += try await measure(pair, label: pair.name, concurrencies: [1, 64])
+        }
+        return rows
+    }
+
+    private func measure(_ pair: ClientPair, label: String, concurrencies: [Int]) async throws -> [Row] {
+        var rows: [Row] = []
+        // Warm up both clients' connection pools.
+        _ = try await throughput(total: 200, concurrency: 64, pair.courier)
+        _ = try await throughput(total: 200, concurrency: 64, pair.bare)
+        for concurrency in concurrencies {
+            let total = concurrency == 1 ? (quick ? 300 : 1_000) : (quick ? 1_000 : 4_000)
+            let result = try await interleaved(
+                rounds: rounds,
+                courier: { try await throughput(total: total, concurrency: concurrency, pair.courier) },
+                bare: { try await throughput(total: total, concurrency: concurrency, pair.bare) }
+            )
+            let mode = concurrency == 1 ? "sequential" : "\(concurrency) concurrent"
+            let row = Row(name: "\(label), \(mode)", unit: "req/s", courier: result.courier, bare: result.bare,
+                          higherIsBetter: true)
+            log("  \(row.name): \(Int(row.courier)) vs \(Int(row.bare)) req/s")
+            rows.append(row)
+        }
+        return rows
+    }
+}

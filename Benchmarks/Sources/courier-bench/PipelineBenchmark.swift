@@ -1,0 +1,77 @@
+import CMallocCounter
+import Courier
+import CourierCodable
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that answers every request with the same 1 KiB JSON response,
+/// so only the pipeline's own work is measured.
+struct StubTransport: Transport {
+    func send(_ request: TransportRequest) async throws -> Response {
+        let url = request.urlRequest.url ?? URL(fileURLWithPath: "/")
+        let http = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                                   headerFields: ["Content-Type": "application/json"])
+        return Response(statusCode: 200, data: Payload.json, request: request.urlRequest, response: http)
+    }
+}
+
+/// Item 3: CPU time and allocations per request through the whole pipeline
+/// (four no-op plugins, `DecodableMapper`) on a stub transport, against
+/// calling the same stub transport directly and decoding with `JSONDecoder`.
+///
+/// Allocations are counted by the `CMallocCounter` interposer (every malloc,
+/// calloc, realloc, posix_memalign and aligned_alloc call in the process,
+/// measured on one task with nothing else running).
+struct PipelineBenchmark {
+    let quick: Bool
+
+    func run() async throws -> [Row] {
+        let baseURL = URL(string: "http://127.0.0.1:1")!
+        let transport = StubTransport()
+        let provider = Provider<BenchTarget>(transport: transport, plugins: fourNoopPlugins)
+        let target = BenchTarget(baseURL: baseURL)
+        let mapper = DecodableMapper<Payload>()
+        let courier: BenchOperation = { _ = try await provider.request(target, mapper: mapper) }
+        let bare: BenchOperation = {
+            let request = TransportRequest(urlRequest: URLRequest(url: baseURL.appendingPathComponent("json")))
+            let response = try await transport.send(request)
+            _ = try JSONDecoder().decode(Payload.self, from: response.data)
+        }
+        let iterations = quick ? 5_000 : 20_000
+        for _ in 0..<1_000 {
+            try await courier()
+            try await bare()
+        }
+        let time = try await interleaved(
+            rounds: quick ? 5 : 11,
+            courier: { try await microsecondsPerCall(iterations, courier) },
+            bare: { try await microsecondsPerCall(iterations, bare) }
+        )
+        let allocations = try await interleaved(
+            rounds: 3,
+            courier: { try await allocationsPerCall(2_000, courier) },
+            bare: { try await allocationsPerCall(2_000, bare) }
+        )
+        return [
+            Row(name: "stub pipeline CPU per request", unit: "us", courier: time.courier, bare: time.bare,
+                higherIsBetter: false),
+            Row(name: "stub pipeline allocations per request", unit: "allocs", courier: allocations.courier,
+                bare: allocations.bare, higherIsBetter: false),
+        ]
+    }
+
+    private func microsecondsPerCall(_ count: Int, _ operation: BenchOperation) async throws -> Double {
+        let elapsed = try await seconds {
+            for _ in 0..<count { try await operation() }
+        }
+        return elapsed / Double(count) * 1e6
+    }
+
+    private func allocationsPerCall(_ count: Int, _ operation: BenchOperation) async throws -> Double {
+        let before = courier_bench_allocation_count()
+        for _ in 0..<count { try await operation() }
+        return Double(courier_bench_allocation_count() - before) / Double(count)
+    }
+}

@@ -1,4 +1,0 @@
-import CourierCombine
-import Testing
-
-@Test func placeholderCombineLinks() {}
