@@ -20,7 +20,7 @@ struct TaskPublisher<Output: Sendable>: Publisher {
     }
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == NetworkError {
-        let subscription = TaskSubscription(downstream: subscriber, operation: operation)
+        let subscription = TaskSubscription(downstream: AnySubscriber(subscriber), operation: operation)
         subscriber.receive(subscription: subscription)
     }
 }

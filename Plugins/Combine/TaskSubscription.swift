@@ -9,9 +9,9 @@ import OpenCombine
 /// The subscription of a ``TaskPublisher``: starts the task on the first
 /// demand, buffers values the subscriber has not asked for yet, and delivers
 /// them in order from one thread at a time.
-final class TaskSubscription<Downstream: Subscriber>: Subscription, @unchecked Sendable
-where Downstream.Input: Sendable, Downstream.Failure == NetworkError {
-    typealias Output = Downstream.Input
+final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendable {
+    // Type-erased, so the request's task captures no subscriber metatype.
+    typealias Downstream = AnySubscriber<Output, NetworkError>
 
     // Every mutable field is guarded by `lock`; the subscriber is called with
     // the lock released, so it may request or cancel re-entrantly.
