@@ -48,10 +48,11 @@ func runPluginsSection(_ demo: DemoContext) async {
 
     demo.section("Plugins: a 503 retried with back-off")
     await demo.attempt("GET /flaky") {
-        let retry = RetryPlugin(.init(maximumAttempts: 4, initialDelay: 0.05, maximumDelay: 0.2))
         var quiet = logger
         quiet.logLevel = .info
-        let provider = Provider<PluginsDemoTarget>(plugins: [retry, LoggingPlugin(.init(logger: quiet))])
+        // Every plugin has a leading-dot factory, so a list reads like a sentence.
+        let plugins: [any Plugin] = [.retry(.init(maximumAttempts: 4, initialDelay: 0.05, maximumDelay: 0.2)), .gzip(), .logging(.init(logger: quiet))]
+        let provider = Provider<PluginsDemoTarget>(plugins: plugins)
         let response = try await provider.request(PluginsDemoTarget(baseURL: demo.baseURL, path: "/flaky"))
         demo.say("finally \(response.statusCode): \(String(decoding: response.data, as: UTF8.self)); \(demo.serverHits("/flaky"))")
     }

@@ -15,12 +15,17 @@ struct BodyFormatter: Sendable {
         let type = contentType?.lowercased() ?? ""
         guard Self.isText(body, contentType: type) else { return "<\(body.count) bytes of binary data>" }
         var text: String
-        if prettyPrintsJSON, Self.isJSON(body, contentType: type), body.count <= Self.prettyPrintLimit,
-           let pretty = Self.prettyJSON(body) {
+        let isJSON = Self.isJSON(body, contentType: type)
+        if prettyPrintsJSON, isJSON, body.count <= Self.prettyPrintLimit, let pretty = prettyJSON(body) {
             text = pretty
         } else {
-            // A few bytes per character at most: decode no more than can be shown.
-            text = String(decoding: body.prefix(limit * 4 + 4), as: UTF8.self)
+            // A few bytes per character at most: decode no more than can be
+            // shown. A limit set past the configuration's clamp must not trap.
+            let (bytes, overflow) = limit.multipliedReportingOverflow(by: 4)
+            text = String(decoding: body.prefix(overflow ? Int.max : bytes.addingReportingOverflow(4).partialValue), as: UTF8.self)
+            // Secrets are hidden before the text is cut, so a cut never shows
+            // half of one.
+            if isJSON { text = redactor.jsonText(text) }
         }
         if type.contains("x-www-form-urlencoded") {
             text = redactor.formFields(text)
@@ -43,15 +48,16 @@ struct BodyFormatter: Sendable {
         return (0...3).contains { String(bytes: sample.dropLast($0), encoding: .utf8) != nil }
     }
 
-    private static func isJSON(_ body: Data, contentType: String) -> Bool {
+    static func isJSON(_ body: Data, contentType: String) -> Bool {
         if contentType.contains("json") { return true }
         let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
-    private static func prettyJSON(_ body: Data) -> String? {
+    private func prettyJSON(_ body: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+              let data = try? JSONSerialization.data(withJSONObject: redactor.jsonValue(object),
+                                                     options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
         else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

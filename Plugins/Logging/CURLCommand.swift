@@ -24,6 +24,8 @@ enum CURLCommand {
                 var text = String(decoding: body, as: UTF8.self)
                 if contentType.contains("x-www-form-urlencoded") {
                     text = redactor.formFields(text)
+                } else if BodyFormatter.isJSON(body, contentType: contentType) {
+                    text = redactor.jsonText(text)
                 }
                 parts.append("--data-binary \(quoted(text))")
             } else {

@@ -1,17 +1,26 @@
 import Foundation
 
 /// Hides secrets before anything is logged: credential headers, named query
-/// parameters and form fields, and passwords in URLs.
+/// parameters, form fields and JSON keys, and passwords in URLs.
 struct LogRedactor: Sendable {
     static let placeholder = "<redacted>"
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
     private let headers: Set<String>
+    /// The names whose values are hidden in queries, forms and JSON bodies.
     private let parameters: Set<String>
+    /// `name=value` after `?` or `&`, anywhere in a text (a URL inside an
+    /// error's description).
+    private let queryPattern: String?
+    /// `"name": value` in JSON text, even cut short.
+    private let jsonPattern: String?
 
     init(headers: Set<String>, parameters: Set<String>) {
         self.headers = Self.credentialHeaders.union(headers.map { $0.lowercased() })
         self.parameters = Set(parameters.map { $0.lowercased() })
+        let names = self.parameters.sorted().map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
+        queryPattern = names.isEmpty ? nil : #"(?<=[?&])("# + names + #")=[^&\s#)]*"#
+        jsonPattern = names.isEmpty ? nil : #""("# + names + #")"\s*:\s*(?:"(?:[^"\\]|\\.)*"?|[^,}\]\s]*)"#
     }
 
     // MARK: - Headers
@@ -53,9 +62,38 @@ struct LogRedactor: Sendable {
         }.joined(separator: "&")
     }
 
-    /// Text that may contain the unredacted URL (an error's description).
-    func text(_ text: String, mentioning url: URL?) -> String {
-        guard let url else { return text }
-        return text.replacingOccurrences(of: url.absoluteString, with: self.url(url))
+    /// Any text about to be logged (an error's description that quotes
+    /// other URLs, a cURL line): named query parameters hidden wherever they
+    /// appear.
+    func text(_ text: String) -> String {
+        Self.replace(queryPattern, in: text, with: "$1=\(Self.placeholder)")
+    }
+
+    // MARK: - JSON
+
+    /// JSON text with the values of named keys hidden, at any depth; works on
+    /// text cut short or not JSON at all.
+    func jsonText(_ text: String) -> String {
+        Self.replace(jsonPattern, in: text, with: "\"$1\": \"\(Self.placeholder)\"")
+    }
+
+    /// A parsed JSON value with the values of named keys hidden, at any depth.
+    func jsonValue(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            var redacted: [String: Any] = [:]
+            for (key, member) in object {
+                redacted[key] = parameters.contains(key.lowercased()) ? Self.placeholder : jsonValue(member)
+            }
+            return redacted
+        }
+        if let array = value as? [Any] {
+            return array.map(jsonValue)
+        }
+        return value
+    }
+
+    private static func replace(_ pattern: String?, in text: String, with template: String) -> String {
+        guard let pattern, let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return text }
+        return regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
     }
 }

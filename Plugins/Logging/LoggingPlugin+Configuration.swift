@@ -14,7 +14,7 @@ extension LoggingPlugin {
         /// The level of the line for a request that failed without a response.
         public var failureLevel: Logger.Level
         /// Bodies longer than this many characters are cut, with a note of
-        /// how much was left out.
+        /// how much was left out. At most ``maximumBodyLimit``.
         public var bodyLimit: Int
         /// Whether JSON bodies are pretty-printed.
         public var prettyPrintsJSON: Bool
@@ -26,6 +26,20 @@ extension LoggingPlugin {
         /// Query parameters (and form fields) whose values are shown as
         /// `<redacted>`, for example `["api_key", "token"]`. Case-insensitive.
         public var redactedQueryParameters: Set<String>
+        /// JSON keys (at any depth) and form fields whose values are shown as
+        /// `<redacted>` in bodies and cURL lines, besides
+        /// ``redactedQueryParameters``. Case-insensitive.
+        public var redactedBodyFields: Set<String>
+
+        /// The body fields hidden unless told otherwise: the usual names of
+        /// passwords and OAuth secrets.
+        public static let defaultRedactedBodyFields: Set<String> = [
+            "password", "access_token", "refresh_token", "token", "client_secret",
+        ]
+
+        /// The largest ``bodyLimit``: more would overflow the byte count the
+        /// plugin decodes (a few bytes per character).
+        public static let maximumBodyLimit = Int.max / 8
 
         /// Creates a configuration.
         /// - Parameters:
@@ -37,7 +51,9 @@ extension LoggingPlugin {
         ///   - prettyPrintsJSON: Whether to pretty-print JSON bodies.
         ///   - logsCURL: Whether to log a cURL command per request.
         ///   - redactedHeaders: More header fields to hide.
-        ///   - redactedQueryParameters: Query parameters to hide.
+        ///   - redactedQueryParameters: Query parameters to hide, in URLs,
+        ///     error descriptions and bodies.
+        ///   - redactedBodyFields: JSON keys and form fields to hide in bodies.
         public init(
             logger: Logger = Logger(label: "courier"),
             summaryLevel: Logger.Level = .info,
@@ -47,17 +63,19 @@ extension LoggingPlugin {
             prettyPrintsJSON: Bool = false,
             logsCURL: Bool = false,
             redactedHeaders: Set<String> = [],
-            redactedQueryParameters: Set<String> = []
+            redactedQueryParameters: Set<String> = [],
+            redactedBodyFields: Set<String> = Configuration.defaultRedactedBodyFields
         ) {
             self.logger = logger
             self.summaryLevel = summaryLevel
             self.detailLevel = detailLevel
             self.failureLevel = failureLevel
-            self.bodyLimit = max(0, bodyLimit)
+            self.bodyLimit = min(max(0, bodyLimit), Self.maximumBodyLimit)
             self.prettyPrintsJSON = prettyPrintsJSON
             self.logsCURL = logsCURL
             self.redactedHeaders = redactedHeaders
             self.redactedQueryParameters = redactedQueryParameters
+            self.redactedBodyFields = redactedBodyFields
         }
     }
 }

@@ -24,7 +24,8 @@ import Logging
 /// ```
 ///
 /// Every transmission logs its request line (with the attempt number on a
-/// replay). The response line times the plugin's own `intercept`: list the
+/// replay), and the response line names the attempt that answered. The
+/// response line times the plugin's own `intercept`: list the
 /// plugin after `RetryPlugin` (and after any plugin that replays) to log and
 /// time each transmission, before it to time the whole call. Byte counts are
 /// of the body as received, never the `Content-Length` header; a body the
@@ -39,7 +40,8 @@ public struct LoggingPlugin: Plugin {
     /// - Parameter configuration: The logger, the levels and what to hide.
     public init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        redactor = LogRedactor(headers: configuration.redactedHeaders, parameters: configuration.redactedQueryParameters)
+        redactor = LogRedactor(headers: configuration.redactedHeaders,
+                               parameters: configuration.redactedQueryParameters.union(configuration.redactedBodyFields))
         bodies = BodyFormatter(limit: configuration.bodyLimit, prettyPrintsJSON: configuration.prettyPrintsJSON, redactor: redactor)
     }
 
@@ -50,12 +52,12 @@ public struct LoggingPlugin: Plugin {
     public func willSend(_ request: URLRequest, context: RequestContext) async {
         let logger = configuration.logger
         let metadata = Self.metadata(context)
-        let attempt = context.attempt > 1 ? " (attempt \(context.attempt))" : ""
-        logger.log(level: configuration.summaryLevel, "--> \(describe(request))\(attempt)", metadata: metadata)
+        let attempt = Self.attempt(context)
+        log(configuration.summaryLevel, "--> \(describe(request))\(attempt)", metadata)
         guard logger.logLevel <= configuration.detailLevel else { return }
-        logger.log(level: configuration.detailLevel, "\(details(of: request, context: context))", metadata: metadata)
+        log(configuration.detailLevel, details(of: request, context: context), metadata)
         if configuration.logsCURL {
-            logger.log(level: configuration.detailLevel, "\(CURLCommand.make(request, redactor: redactor))", metadata: metadata)
+            log(configuration.detailLevel, CURLCommand.make(request, redactor: redactor), metadata)
         }
     }
 
@@ -71,23 +73,34 @@ public struct LoggingPlugin: Plugin {
             let response = try await next(request)
             let milliseconds = Self.milliseconds(since: start)
             let metadata = Self.metadata(context)
-            logger.log(level: configuration.summaryLevel, "\(summary(of: response, request: request, milliseconds: milliseconds))",
-                       metadata: metadata)
+            log(configuration.summaryLevel, summary(of: response, request: request, milliseconds: milliseconds) + Self.attempt(context),
+                metadata)
             if logger.logLevel <= configuration.detailLevel {
-                logger.log(level: configuration.detailLevel, "\(details(of: response, request: request))", metadata: metadata)
+                log(configuration.detailLevel, details(of: response, request: request), metadata)
             }
             return response
         } catch {
             let milliseconds = Self.milliseconds(since: start)
             let level = Self.isCancellation(error) ? configuration.summaryLevel : configuration.failureLevel
-            let reason = redactor.text(String(describing: error), mentioning: request.url)
-            logger.log(level: level, "<-- \(describe(request)) failed after \(milliseconds) ms: \(reason)",
-                       metadata: Self.metadata(context))
+            let reason = redactor.text(String(describing: error))
+            log(level, "<-- \(describe(request))\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", Self.metadata(context))
             throw error
         }
     }
 
     // MARK: - Lines
+
+    /// Logs `message` with every named query parameter hidden, wherever a
+    /// URL appears in it (a description that quotes a redirect target).
+    private func log(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata) {
+        configuration.logger.log(level: level, "\(redactor.text(message))", metadata: metadata)
+    }
+
+    /// ` (attempt n)` on a replay: after `next` returns, the transmission
+    /// that answered.
+    private static func attempt(_ context: RequestContext) -> String {
+        context.attempt > 1 ? " (attempt \(context.attempt))" : ""
+    }
 
     private func describe(_ request: URLRequest) -> String {
         "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"

@@ -23,6 +23,9 @@ enum RetryAfter {
     ]
 
     static func httpDate(_ text: String) -> Date? {
+        // asctime pads a one-digit day with a space ("Nov  6"); collapse runs
+        // of spaces so one pattern reads both.
+        let text = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         // A formatter per call: they are not safe to share across tasks, and
         // a Retry-After is rare.
         let formatter = DateFormatter()

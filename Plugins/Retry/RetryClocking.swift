@@ -35,6 +35,10 @@ public struct SystemRetryClock: RetryClocking {
             try Task.checkCancellation()
             return
         }
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+        // `UInt64(_:)` traps beyond its range: an absurd wait (a huge
+        // Retry-After, infinity) becomes the longest one there is, which a
+        // cancellation still ends.
+        let nanoseconds = seconds * 1_000_000_000
+        try await Task.sleep(nanoseconds: nanoseconds < Double(UInt64.max) ? UInt64(nanoseconds) : UInt64.max)
     }
 }

@@ -15,7 +15,8 @@ extension RetryPlugin {
         public var initialDelay: TimeInterval
         /// How much the upper bound grows with each retry.
         public var multiplier: Double
-        /// The largest back-off, in seconds.
+        /// The largest back-off, in seconds, and the longest `Retry-After`
+        /// waited for: a longer one lets its response stand.
         public var maximumDelay: TimeInterval
         /// The most seconds the call may take, waits included: a retry whose
         /// wait would end past it is not made, and the last result stands.
@@ -37,7 +38,7 @@ extension RetryPlugin {
         ///   - maximumAttempts: Transmissions in all, at least 1.
         ///   - initialDelay: The first back-off's upper bound, in seconds.
         ///   - multiplier: The growth of the upper bound per retry.
-        ///   - maximumDelay: The largest back-off, in seconds.
+        ///   - maximumDelay: The largest back-off and `Retry-After`, in seconds.
         ///   - timeBudget: The most seconds the whole call may take.
         ///   - retryableStatusCodes: Status codes worth another try.
         ///   - honoursRetryAfter: Whether `Retry-After` sets the wait.

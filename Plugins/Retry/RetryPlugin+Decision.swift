@@ -28,8 +28,13 @@ extension RetryPlugin {
             guard configuration.retriesError(error) else { return nil }
             delay = backoff(beforeRetry: attempt)
         }
+        // A wait longer than any back-off (a Retry-After of years) is the
+        // server saying "not soon": the response stands rather than the
+        // call hanging, even with an infinite budget.
         let elapsed = configuration.clock.now.timeIntervalSince(start)
-        guard elapsed + delay <= configuration.timeBudget else { return nil }
+        guard delay.isFinite, delay <= max(configuration.maximumDelay, 0),
+              elapsed + delay <= configuration.timeBudget
+        else { return nil }
         return delay
     }
 

@@ -17,8 +17,10 @@ import FoundationNetworking
 /// method of a ``RetryableTarget`` that says so (or a call that sets
 /// ``AllowsRetry``), and never a body that cannot be replayed (a stream). It
 /// honours `Retry-After`, stops at ``Configuration/maximumAttempts`` and
-/// ``Configuration/timeBudget``, and when the task is cancelled during a wait
-/// it ends at once with ``NetworkError/cancelled``.
+/// ``Configuration/timeBudget`` (a `Retry-After` longer than
+/// ``Configuration/maximumDelay`` or the budget is not waited for: that
+/// response stands), and when the task is cancelled during a wait, or with a
+/// retryable response in hand, it ends at once with ``NetworkError/cancelled``.
 ///
 /// When retries run out, the last result stands: the last response (which
 /// the target's validation may then reject) or the last error.
@@ -52,6 +54,12 @@ public struct RetryPlugin: Plugin {
                 outcome = .failure(NetworkError(transportError: error))
             }
             guard let delay = retryDelay(after: outcome, request: request, context: context, attempt: attempt, start: start) else {
+                // A cancelled caller does not want the failure it would have
+                // waited out: it gets `.cancelled`, as during a wait.
+                if Task.isCancelled, case .success(let response) = outcome,
+                   configuration.retryableStatusCodes.contains(response.statusCode) {
+                    throw NetworkError.cancelled
+                }
                 return try outcome.get()
             }
             do {

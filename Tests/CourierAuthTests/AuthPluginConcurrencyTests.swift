@@ -63,7 +63,37 @@ struct AuthPluginConcurrencyTests {
             #expect(asked.withLock { $0 } == 1)
             #expect(api.loginCount == 1)
             #expect(results.filter { (try? $0.get().statusCode) == 200 }.count == 50)
-            #expect(store.credential == Credential(accessToken: "access-1", refreshToken: "refresh-access-1", expiresAt: store.credential?.expiresAt))
+            #expect(store.credential == Credential(accessToken: "access-1", refreshToken: "refresh-access-1",
+                                                   expiresAt: store.credential?.expiresAt, issuedAt: store.credential?.issuedAt))
+        }
+    }
+
+    @Test func aRefreshThatFailsOnTheWayKeepsTheCredentialAndAsksNobody() async throws {
+        try await withServer { server in
+            let (api, store) = revokedToken(on: server)
+            api.update {
+                $0.refreshStatus = 503
+                $0.refuseGate = 5
+            }
+            let asked = Mutex(0)
+            let plugin = AuthPlugin(store: store, refresh: api.refresh(), askForCredentials: api.login(counting: asked))
+            let provider = Provider<SecureTarget>(transport: wideTransport(), plugins: [plugin])
+
+            let results = await concurrently(5, SecureTarget(baseURL: server.baseURL), with: provider)
+
+            let errors = results.compactMap(\.failure)
+            #expect(errors.count == 5)
+            for error in errors {
+                guard case .refreshFailed(let refreshError as NetworkError) = error.authFailure else {
+                    Issue.record("expected refreshFailed, got \(error)")
+                    continue
+                }
+                #expect(refreshError.response?.statusCode == 503)
+                #expect("\(error)".contains("the stored credential was kept"))
+            }
+            #expect(asked.withLock { $0 } == 0)
+            #expect(api.loginCount == 0)
+            #expect(store.accessToken == "revoked")
         }
     }
 

@@ -26,7 +26,9 @@ struct AuthPluginTests {
     @Test func targetsWithoutAuthorizationTypeGetNoToken() async throws {
         try await withServer { server in
             let store = InMemoryCredentialStore(Credential(accessToken: "abc"))
-            let plugin = AuthPlugin(store: store, configuration: .init(defaultAuthorizationType: nil), refresh: { $0 })
+            // The default configuration, as in Moya: only targets that ask for
+            // a token get one.
+            let plugin = AuthPlugin(store: store, refresh: { $0 })
             let provider = Provider<MultiTarget>(plugins: [plugin])
 
             let opted = try await provider.request(.target(SecureTarget(baseURL: server.baseURL, path: "/echo", authorizationType: nil)))
@@ -36,6 +38,18 @@ struct AuthPluginTests {
             #expect(try Echo(opted).header("Authorization") == nil)
             #expect(try Echo(plain).header("Authorization") == nil)
             #expect(try Echo(secure).header("Authorization") == "Bearer abc")
+        }
+    }
+
+    @Test func anAuthorizationHeaderTheRequestCarriesIsKept() async throws {
+        try await withServer { server in
+            let store = InMemoryCredentialStore(Credential(accessToken: "abc"))
+            let provider = Provider<SecureTarget>(plugins: [.auth(store, refresh: { $0 })])
+            let login = SecureTarget(baseURL: server.baseURL, path: "/echo", headers: ["Authorization": "Basic dXNlcjpwdw=="])
+
+            let response = try await provider.request(login)
+
+            #expect(try Echo(response).header("Authorization") == "Basic dXNlcjpwdw==")
         }
     }
 
@@ -75,6 +89,71 @@ struct AuthPluginTests {
             #expect(withinLeeway.statusCode == 200)
             #expect(api.refreshCount == 1)
             #expect(api.protectedAuthorizations == ["Bearer first", "Bearer access-1"])
+        }
+    }
+
+    @Test func aTokenThatLivesLessThanTheLeewayIsNotExpiredAtBirth() async throws {
+        try await withServer { server in
+            let api = TokenAPI(server, validToken: "short")
+            let clock = TestClock()
+            let store = InMemoryCredentialStore(Credential(accessToken: "short", refreshToken: "r0", expiresIn: 20, now: clock.now))
+            let configuration = AuthPlugin.Configuration(leeway: 30, now: { clock.now })
+            let provider = Provider<SecureTarget>(plugins: [AuthPlugin(store: store, configuration: configuration, refresh: api.refresh())])
+            let target = SecureTarget(baseURL: server.baseURL)
+
+            _ = try await provider.request(target)
+            #expect(api.refreshCount == 0)
+
+            clock.advance(by: 10)  // Half its life: the leeway is 10 seconds, not 30.
+            _ = try await provider.request(target)
+            #expect(api.refreshCount == 1)
+        }
+    }
+
+    // MARK: - Saving the refreshed credential
+
+    @Test func aCredentialClearedDuringTheRefreshIsNotWrittenBack() async throws {
+        try await withServer { server in
+            let api = TokenAPI(server)
+            let store = InMemoryCredentialStore(Credential(accessToken: "t0", refreshToken: "r0"))
+            let plugin = AuthPlugin(store: store, refresh: { _ in
+                store.clear()  // The user signs out while the refresh runs.
+                return Credential(accessToken: "access-1", refreshToken: "r1")
+            })
+            let provider = Provider<SecureTarget>(plugins: [plugin])
+
+            let error = await #expect(throws: NetworkError.self) {
+                try await provider.request(SecureTarget(baseURL: server.baseURL))
+            }
+
+            guard case .clearedDuringRefresh = error?.authFailure else {
+                Issue.record("expected clearedDuringRefresh, got \(String(describing: error))")
+                return
+            }
+            #expect(store.credential == nil)
+            #expect(api.protectedCount == 1)
+        }
+    }
+
+    @Test func aCredentialTheStoreCannotSaveIsUsedAndReported() async throws {
+        try await withServer { server in
+            let api = TokenAPI(server)
+            let store = UnwritableStore(Credential(accessToken: "t0", refreshToken: "r0"))
+            let reported = Mutex<[any Error]>([])
+            let configuration = AuthPlugin.Configuration(onStoreFailure: { error in reported.withLock { $0.append(error) } })
+            let provider = Provider<SecureTarget>(plugins: [AuthPlugin(store: store, configuration: configuration, refresh: api.refresh())])
+            let target = SecureTarget(baseURL: server.baseURL)
+
+            let first = try await provider.request(target)
+            let second = try await provider.request(target)
+
+            #expect(first.statusCode == 200)
+            #expect(second.statusCode == 200)
+            #expect(api.refreshCount == 1)
+            #expect(api.protectedAuthorizations == ["Bearer t0", "Bearer access-1", "Bearer access-1"])
+            #expect(reported.withLock { $0.count } == 1)
+            #expect(reported.withLock { $0.first } is UnwritableStore.DiskFull)
+            #expect(store.accessToken == "t0")
         }
     }
 
@@ -168,10 +247,10 @@ struct AuthPluginTests {
             let api = TokenAPI(server, validToken: "never-sent")
             let store = InMemoryCredentialStore(Credential(accessToken: "expired", refreshToken: "r0", expiresIn: -1))
             let shared = Mutex<Provider<MultiTarget>?>(nil)
-            // The refresh target is a plain TestTarget, so the default `.bearer`
+            // The refresh target is a plain TestTarget, so the configured `.bearer`
             // applies to it: only the plugin's own marking keeps it from
             // waiting for the refresh it is part of.
-            let plugin = AuthPlugin(store: store, refresh: { credential in
+            let plugin = AuthPlugin(store: store, configuration: .init(defaultAuthorizationType: .bearer), refresh: { credential in
                 guard let provider = shared.withLock({ $0 }) else { throw SignInCancelled() }
                 return try await TokenAPI.fetchCredential(.target(api.refreshTarget(credential)), with: provider)
             })

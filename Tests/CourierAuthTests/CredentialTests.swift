@@ -18,13 +18,23 @@ struct CredentialTests {
 
     @Test func expiryCountsTheLeeway() {
         let now = Date(timeIntervalSince1970: 1_000)
-        let expiring = Credential(accessToken: "a", expiresIn: 60, now: now)
+        // No issue date: the lifetime is unknown, so the leeway is used whole.
+        let expiring = Credential(accessToken: "a", expiresAt: now.addingTimeInterval(60))
 
         #expect(!expiring.isExpired(at: now))
         #expect(!expiring.isExpired(at: now, leeway: 59))
         #expect(expiring.isExpired(at: now, leeway: 60))
         #expect(expiring.isExpired(at: now.addingTimeInterval(60)))
         #expect(!Credential(accessToken: "a").isExpired(at: .distantFuture))
+    }
+
+    @Test func aKnownLifetimeCapsTheLeewayAtHalfOfIt() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        let shortLived = Credential(accessToken: "a", expiresIn: 20, now: now)
+
+        #expect(!shortLived.isExpired(at: now, leeway: 30), "not expired at birth")
+        #expect(!shortLived.isExpired(at: now.addingTimeInterval(9), leeway: 30))
+        #expect(shortLived.isExpired(at: now.addingTimeInterval(10), leeway: 30))
     }
 
     @Test func roundTripsThroughJSON() throws {

@@ -96,6 +96,16 @@ struct GzipPluginTests {
         }
     }
 
+    @Test func theLeadingDotFactoryMakesTheSamePlugin() async throws {
+        try await withServer { server in
+            Self.installEncoded(on: server, original: GzipTests.text)
+            let plugins: [any Plugin] = [.gzip()]
+            let provider = Provider<TestTarget>(transport: EncodedBodyTransport(), plugins: plugins)
+            let response = try await provider.request(TestTarget(server.url("/encoded?as=gzip"), path: ""))
+            #expect(response.data == GzipTests.text)
+        }
+    }
+
     @Test func bodiesURLSessionAlreadyDecodedAreNotDecodedTwice() async throws {
         try await withServer { server in
             // The original is itself gzip data: decoding twice would unpack it.
@@ -139,6 +149,20 @@ struct GzipPluginTests {
             }
             #expect(error.description.contains("could not be decompressed"))
             #expect(error.description.contains("corrupt"))
+        }
+    }
+
+    @Test func aHeadResponseKeepsItsEncodingHeaders() async throws {
+        try await withServer { server in
+            server.route("/resource") { _ in
+                LoopbackResponse(headers: [("Content-Encoding", "gzip"), ("ETag", "\"v1\"")], body: .data(Data()))
+            }
+            let provider = Provider<TestTarget>(transport: EncodedBodyTransport(), plugins: [GzipPlugin()])
+            let response = try await provider.request(TestTarget(server.url("/resource"), path: "", method: .head))
+            #expect(response.statusCode == 200)
+            #expect(response.data.isEmpty)
+            #expect(response.value(forHTTPHeaderField: "Content-Encoding") == "gzip", "nothing was decoded, so nothing is rewritten")
+            #expect(response.value(forHTTPHeaderField: "ETag") == "\"v1\"")
         }
     }
 }

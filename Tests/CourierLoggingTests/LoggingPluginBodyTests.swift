@@ -63,21 +63,68 @@ struct LoggingPluginBodyTests {
         }
     }
 
-    /// Two requests at once, one slow: each line reports its own time.
+    /// Two requests at once, one held until the other has finished: each
+    /// line reports its own time.
     @Test func concurrentRequestsAreTimedSeparately() async throws {
         try await withServer { server in
+            let gate = Gate()
+            server.route("/slow") { _ in
+                await gate.wait()
+                return .text("slow")
+            }
             let capture = LogCapture()
             let provider = Provider<TestTarget>(plugins: [LoggingPlugin(.init(logger: capture.logger(level: .info)))])
-            async let slow = provider.request(TestTarget(server.baseURL, path: "/delay/1000"))
+            async let slow = provider.request(TestTarget(server.baseURL, path: "/slow"))
             // The fast one starts once the slow one is under way, so a start
             // time shared between requests would be overwritten.
-            await server.waitForRequest(to: "/delay/1000")
+            await server.waitForRequest(to: "/slow")
             _ = try await provider.request(TestTarget(server.baseURL, path: "/delay/0"))
+            gate.open()
             _ = try await slow
-            let slowMilliseconds = try #require(Self.milliseconds(in: capture.messages, path: "/delay/1000"))
+            let slowMilliseconds = try #require(Self.milliseconds(in: capture.messages, path: "/slow"))
             let fastMilliseconds = try #require(Self.milliseconds(in: capture.messages, path: "/delay/0"))
-            #expect(slowMilliseconds >= 1000)
-            #expect(fastMilliseconds < slowMilliseconds)
+            #expect(fastMilliseconds <= slowMilliseconds, "the slow call spans the whole fast one")
+        }
+    }
+
+    @Test func anUnlimitedBodyLimitLogsTheWholeBody() async throws {
+        try await withServer { server in
+            let capture = LogCapture()
+            let configuration = LoggingPlugin.Configuration(logger: capture.logger(level: .debug), bodyLimit: .max)
+            #expect(configuration.bodyLimit == LoggingPlugin.Configuration.maximumBodyLimit)
+            var raised = configuration
+            raised.bodyLimit = .max  // Past the clamp, set after creation.
+            let body = String(repeating: "c", count: 3000)
+            for configuration in [configuration, raised] {
+                let provider = Provider<TestTarget>(plugins: [LoggingPlugin(configuration)])
+                _ = try await provider.request(TestTarget(server.baseURL, path: "/echo", method: .post,
+                                                          task: .requestData(Data(body.utf8)), headers: ["Content-Type": "text/plain"]))
+            }
+            let requests = capture.messages.filter { $0.hasPrefix("--> POST") && $0.contains("\n") }
+            #expect(requests.count == 2)
+            #expect(requests.allSatisfy { $0.contains(body) && !$0.contains("cut at") })
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func secretsInJSONBodiesAreRedactedAtAnyDepth(prettyPrintsJSON: Bool) async throws {
+        try await withServer { server in
+            server.route("/token") { _ in
+                .json(Data(#"{"user":{"name":"Ada","refresh_token":"SECRET-NESTED"},"access_token":"SECRET-ACCESS","n":[{"Token":"SECRET-CASE"}]}"#.utf8))
+            }
+            let capture = LogCapture()
+            let logging = LoggingPlugin(.init(logger: capture.logger(level: .debug), prettyPrintsJSON: prettyPrintsJSON, logsCURL: true))
+            let provider = Provider<TestTarget>(plugins: [logging])
+            let login = TestTarget(server.baseURL, path: "/token", method: .post,
+                                   task: .requestJSONEncodable(["client_secret": "SECRET-CLIENT", "user": "ada"]))
+            _ = try await provider.request(login)
+
+            let leaking = capture.messages.filter { $0.contains("SECRET") }
+            #expect(leaking.isEmpty, "secrets in: \(leaking)")
+            let response = try #require(capture.messages.first { $0.hasPrefix("<-- POST") && $0.contains("\n") })
+            #expect(response.contains("Ada"))
+            #expect(response.contains("<redacted>"))
+            #expect(capture.messages.contains { $0.hasPrefix("curl ") && $0.contains("ada") })
         }
     }
 

@@ -35,6 +35,16 @@ struct LoggingPluginTests {
         }
     }
 
+    @Test func theLeadingDotFactoryMakesTheSamePlugin() async throws {
+        try await withServer { server in
+            let capture = LogCapture()
+            let plugins: [any Plugin] = [.logging(.init(logger: capture.logger(level: .info)))]
+            _ = try await Provider<TestTarget>(plugins: plugins).request(TestTarget(server.baseURL, path: "/echo"))
+            #expect(capture.messages.count == 2)
+            #expect(capture.messages.first == "--> GET \(server.url("/echo").absoluteString)")
+        }
+    }
+
     @Test func aReplayLogsItsAttemptNumber() async throws {
         try await withServer { server in
             // Not /status/204: the loopback server sends a body with it, which
@@ -53,7 +63,9 @@ struct LoggingPluginTests {
                 capture.messages[3],
             ])
             #expect(capture.messages[1].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
+            #expect(!capture.messages[1].contains("attempt"))
             #expect(capture.messages[3].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
+            #expect(capture.messages[3].hasSuffix(" ms) (attempt 2)"), "the response line says which transmission answered")
         }
     }
 
@@ -94,9 +106,9 @@ struct LoggingPluginTests {
     }
 
     @Test func aFailureIsLoggedWithoutTheSecrets() async throws {
-        let server = try await LoopbackServer.start()
-        let url = server.url("/gone?token=SECRET-QUERY")
-        await server.shutdown()
+        // Nothing listens on port 1; a port freed by another server could be
+        // taken by a test running in parallel.
+        let url = try #require(URL(string: "http://127.0.0.1:1/gone?token=SECRET-QUERY"))
         let capture = LogCapture()
         let logging = LoggingPlugin(.init(logger: capture.logger(level: .info), redactedQueryParameters: ["token"]))
         let provider = Provider<TestTarget>(plugins: [logging])
@@ -106,5 +118,29 @@ struct LoggingPluginTests {
         #expect(failure.message.contains("failed after"))
         #expect(failure.message.contains("token=<redacted>"))
         #expect(!capture.messages.contains { $0.contains("SECRET") })
+    }
+
+    @Test func aSecretInAnotherURLOfAnErrorIsRedacted() async throws {
+        try await withServer { server in
+            let capture = LogCapture()
+            let logging = LoggingPlugin(.init(logger: capture.logger(level: .debug)))
+            let provider = Provider<TestTarget>(plugins: [logging, FailsWithRedirectURL()])
+            await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(server.baseURL, path: "/echo")) }
+            let failure = try #require(capture.lines.last)
+            #expect(failure.message.contains("https://auth.example.com/callback?state=1&refresh_token=<redacted>"))
+            #expect(!capture.messages.contains { $0.contains("SECRET") })
+        }
+    }
+}
+
+/// Fails with an error whose description quotes a URL other than the
+/// request's, carrying a refresh token (a redirect's target).
+struct FailsWithRedirectURL: Plugin {
+    struct RedirectRefused: Error, CustomStringConvertible {
+        var description: String { "redirect to https://auth.example.com/callback?state=1&refresh_token=SECRET-REDIRECT refused" }
+    }
+
+    func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        throw NetworkError.plugin("FailsWithRedirectURL", RedirectRefused())
     }
 }

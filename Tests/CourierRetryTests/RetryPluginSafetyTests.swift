@@ -90,4 +90,42 @@ struct RetryPluginSafetyTests {
             #expect(server.hits("/status/503") == 1, "no transmission after the cancel")
         }
     }
+
+    @Test func cancellingWithARetryableResponseInHandEndsWithCancelled() async throws {
+        try await withServer { server in
+            let seen = Mutex<String?>(nil)
+            let plugins: [any Plugin] = [OutcomeRecorder(outcome: seen), RetryPluginTests.plugin(RecordingClock()), CancelOnResponse()]
+            let provider = Provider<TestTarget>(plugins: plugins)
+            let task = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/503")) }
+            _ = await task.result
+            #expect(seen.withLock { $0 } == "cancelled", "what the retry plugin ended with")
+            #expect(server.hits("/status/503") == 1)
+        }
+    }
+}
+
+/// Cancels the calling task as soon as a response arrives, so the retry
+/// plugin holds a retryable response in a cancelled task.
+struct CancelOnResponse: Plugin {
+    func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        let response = try await next(request)
+        withUnsafeCurrentTask { $0?.cancel() }
+        return response
+    }
+}
+
+/// Records what the plugins after it returned or threw.
+struct OutcomeRecorder: Plugin {
+    let outcome: Mutex<String?>
+
+    func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        do {
+            let response = try await next(request)
+            outcome.withLock { $0 = "status \(response.statusCode)" }
+            return response
+        } catch {
+            outcome.withLock { $0 = (error as? NetworkError)?.isCancelled == true ? "cancelled" : "\(error)" }
+            throw error
+        }
+    }
 }

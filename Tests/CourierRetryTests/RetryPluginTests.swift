@@ -43,6 +43,18 @@ struct RetryPluginTests {
         }
     }
 
+    @Test func theLeadingDotFactoryMakesTheSamePlugin() async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 1)
+            let clock = RecordingClock()
+            let plugins: [any Plugin] = [.retry(.init(clock: clock, random: { 1 }))]
+            let response = try await Provider<TestTarget>(plugins: plugins).request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 200)
+            #expect(server.hits("/flaky") == 2)
+            #expect(clock.delays == [0.5])
+        }
+    }
+
     @Test(arguments: [408, 429, 500, 502, 503, 504])
     func everyTransientStatusIsRetried(status: Int) async throws {
         try await withServer { server in
@@ -123,12 +135,12 @@ struct RetryPluginTests {
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            let date = formatter.string(from: clock.now.addingTimeInterval(42))
+            let date = formatter.string(from: clock.now.addingTimeInterval(24))
             Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", date)])
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
             #expect(response.statusCode == 200)
-            #expect(clock.delays == [42], "Retry-After: \(date)")
+            #expect(clock.delays == [24], "Retry-After: \(date)")
         }
     }
 
@@ -141,5 +153,66 @@ struct RetryPluginTests {
             #expect(response.statusCode == 503)
             #expect(clock.delays.isEmpty)
         }
+    }
+
+    @Test(arguments: [
+        "Sunday, 06-Nov-94 08:49:57 GMT",  // RFC 850
+        "Sun Nov  6 08:49:57 1994",  // asctime, the day padded with a space
+    ])
+    func retryAfterInTheObsoleteDateFormsSetsTheWait(value: String) async throws {
+        try await withServer { server in
+            // Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example date.
+            let clock = RecordingClock(now: Date(timeIntervalSince1970: 784_111_777))
+            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", value)])
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 200)
+            #expect(clock.delays == [20])
+        }
+    }
+
+    @Test func aHugeRetryAfterWithAnInfiniteBudgetEndsWithTheResponse() async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", "99999999999")])
+            // The real clock: a wait it cannot express must not trap.
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(SystemRetryClock(), budget: .infinity)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 503)
+            #expect(server.hits("/flaky") == 1)
+        }
+    }
+
+    @Test func theSystemClockWaitsBeyondItsRangeUntilCancelled() async throws {
+        let sleep = Task { try await SystemRetryClock().sleep(for: 1e300) }
+        sleep.cancel()
+        await #expect(throws: CancellationError.self) { try await sleep.value }
+    }
+
+    @Test func aLostConnectionIsRetried() async throws {
+        try await withServer { server in
+            let clock = RecordingClock()
+            let provider = Provider<TestTarget>(transport: DropsFirstTransport(), plugins: [Self.plugin(clock)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/echo"))
+            #expect(response.statusCode == 200)
+            #expect(server.hits("/echo") == 1)
+            #expect(clock.delays.count == 1)
+        }
+    }
+}
+
+/// A transport whose first request loses its connection; later ones go out.
+final class DropsFirstTransport: Transport {
+    private let inner = URLSessionTransport()
+    private let dropped = Mutex(false)
+
+    func send(_ request: TransportRequest) async throws -> Response {
+        let drop = dropped.withLock { dropped in
+            defer { dropped = true }
+            return !dropped
+        }
+        if drop {
+            throw NetworkError.connectionLost(URLError(.networkConnectionLost))
+        }
+        return try await inner.send(request)
     }
 }

@@ -17,16 +17,22 @@ public struct Credential: Codable, Sendable, Hashable {
     public var refreshToken: String?
     /// When the access token stops working; `nil` when the server did not say.
     public var expiresAt: Date?
+    /// When the access token was issued, when known: with ``expiresAt`` it
+    /// gives the token's lifetime, which caps the leeway in
+    /// ``isExpired(at:leeway:)``.
+    public var issuedAt: Date?
 
     /// Creates a credential that expires at a given date.
     /// - Parameters:
     ///   - accessToken: The token for the `Authorization` header.
     ///   - refreshToken: The token that renews it, if any.
     ///   - expiresAt: When the access token expires; `nil` for never or unknown.
-    public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil) {
+    ///   - issuedAt: When the access token was issued; `nil` for unknown.
+    public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil, issuedAt: Date? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
     }
 
     /// Creates a credential that expires a number of seconds from `now`, the
@@ -38,11 +44,18 @@ public struct Credential: Codable, Sendable, Hashable {
     ///     or unknown.
     ///   - now: The current time (inject a clock in tests).
     public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval?, now: Date = Date()) {
-        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresIn.map { now.addingTimeInterval($0) })
+        self.init(
+            accessToken: accessToken, refreshToken: refreshToken,
+            expiresAt: expiresIn.map { now.addingTimeInterval($0) }, issuedAt: expiresIn == nil ? nil : now
+        )
     }
 
     /// Whether the access token has expired at `date`, or will within `leeway`
     /// seconds. A credential without an expiry date never expires.
+    ///
+    /// When the lifetime is known (``issuedAt`` is set), the leeway is at most
+    /// half of it: a token issued with `expires_in: 20` and a 30-second
+    /// leeway is refreshed after 10 seconds, not at once.
     /// - Parameters:
     ///   - date: The time to check against.
     ///   - leeway: Seconds before the expiry date from which the token already
@@ -50,6 +63,10 @@ public struct Credential: Codable, Sendable, Hashable {
     /// - Returns: `true` when the token should be refreshed before use.
     public func isExpired(at date: Date = Date(), leeway: TimeInterval = 0) -> Bool {
         guard let expiresAt else { return false }
+        var leeway = leeway
+        if let issuedAt {
+            leeway = min(leeway, max(0, expiresAt.timeIntervalSince(issuedAt)) / 2)
+        }
         return expiresAt.timeIntervalSince(date) <= leeway
     }
 }
@@ -73,6 +90,7 @@ extension Credential: CustomStringConvertible, CustomDebugStringConvertible, Cus
             "accessToken": Self.redacted(accessToken),
             "refreshToken": Self.redacted(refreshToken),
             "expiresAt": expiresAt as Any,
+            "issuedAt": issuedAt as Any,
         ], displayStyle: .struct)
     }
 

@@ -6,14 +6,16 @@ extension AuthPlugin {
     /// refreshes, and when it stops.
     public struct Configuration: Sendable {
         /// The scheme for targets that do not conform to
-        /// ``AccessTokenAuthorizable``; `nil` sends them no token. Defaults to
-        /// ``AuthorizationType/bearer``.
+        /// ``AccessTokenAuthorizable``; `nil` (the default, as in Moya) sends
+        /// them no token, so only targets that ask for one get it.
         public var defaultAuthorizationType: AuthorizationType?
         /// The status codes that mean "the token was refused": refresh and
         /// replay once. Defaults to 401.
         public var refreshStatusCodes: Set<Int>
         /// Seconds before the expiry date from which a token counts as expired
-        /// and is refreshed before sending. Defaults to 30.
+        /// and is refreshed before sending. Defaults to 30. For a credential
+        /// whose lifetime is known, at most half that lifetime is used, so a
+        /// token that lives less than the leeway is not expired at birth.
         public var leeway: TimeInterval
         /// At most this many refreshes in ``refreshWindow`` seconds; one more
         /// fails with ``AuthPlugin/Failure/refreshLimitExceeded(refreshes:seconds:)``.
@@ -23,6 +25,11 @@ extension AuthPlugin {
         public var refreshWindow: TimeInterval
         /// The clock: inject one in tests instead of waiting.
         public var now: @Sendable () -> Date
+        /// Called with the store's error when a renewed credential could not
+        /// be saved. The waiting requests still get the renewed credential,
+        /// and the plugin keeps using it until the store holds another one;
+        /// only the next launch loses it. Defaults to `nil` (not reported).
+        public var onStoreFailure: (@Sendable (any Error) -> Void)?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -35,13 +42,16 @@ extension AuthPlugin {
         ///   - maximumRefreshes: How many refreshes ``refreshWindow`` allows.
         ///   - refreshWindow: The window, in seconds.
         ///   - now: The clock.
+        ///   - onStoreFailure: Called when a renewed credential could not be
+        ///     saved; the renewed credential is used all the same.
         public init(
-            defaultAuthorizationType: AuthorizationType? = .bearer,
+            defaultAuthorizationType: AuthorizationType? = nil,
             refreshStatusCodes: Set<Int> = [401],
             leeway: TimeInterval = 30,
             maximumRefreshes: Int = 5,
             refreshWindow: TimeInterval = 30,
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() },
+            onStoreFailure: (@Sendable (any Error) -> Void)? = nil
         ) {
             self.defaultAuthorizationType = defaultAuthorizationType
             self.refreshStatusCodes = refreshStatusCodes
@@ -49,6 +59,7 @@ extension AuthPlugin {
             self.maximumRefreshes = maximumRefreshes
             self.refreshWindow = refreshWindow
             self.now = now
+            self.onStoreFailure = onStoreFailure
         }
     }
 }

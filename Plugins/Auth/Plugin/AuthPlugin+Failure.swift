@@ -15,8 +15,12 @@ extension AuthPlugin {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// No credential is stored and there is no ask-for-credentials handler.
         case noCredential
-        /// The refresh failed and there is no ask-for-credentials handler; the
-        /// store was cleared.
+        /// The refresh failed. When the error is a passing network failure
+        /// (`NetworkError` `.noConnection`, `.timedOut`, `.connectionLost`,
+        /// `.serverUnreachable`, `.cancelled`, or a 5xx, 408 or 429 status),
+        /// the credential is kept and nobody is asked to sign in: try again
+        /// later. Otherwise the server refused the refresh, there is no
+        /// ask-for-credentials handler, and the store was cleared.
         case refreshFailed(any Error)
         /// The refresh failed (or there was nothing to refresh) and asking for
         /// credentials failed too; the store was cleared.
@@ -27,8 +31,9 @@ extension AuthPlugin {
         /// The token was refreshed `refreshes` times within `seconds` and the
         /// server still refused it; refreshing stopped so as not to loop.
         case refreshLimitExceeded(refreshes: Int, seconds: TimeInterval)
-        /// The new credential could not be saved in the store.
-        case storeFailed(any Error)
+        /// The store was cleared while the refresh ran (the user signed out),
+        /// so the refreshed credential was thrown away rather than saved.
+        case clearedDuringRefresh
 
         /// What happened and what to do, without any token.
         public var description: String {
@@ -36,6 +41,9 @@ extension AuthPlugin {
             case .noCredential:
                 "no credential is stored and no ask-for-credentials handler is set. "
                     + "Save a credential in the store (sign in) before calling endpoints that need authorization"
+            case .refreshFailed(let error) where RefreshCoordinator.isTransient(error):
+                "the access token could not be refreshed because of a network failure (\(error)); "
+                    + "the stored credential was kept. Try again when the server is reachable"
             case .refreshFailed(let error):
                 "the access token could not be refreshed (\(error)), and no ask-for-credentials handler is set; "
                     + "the stored credential was cleared"
@@ -48,8 +56,9 @@ extension AuthPlugin {
             case .refreshLimitExceeded(let refreshes, let seconds):
                 "the token was refreshed \(refreshes) times within \(Int(seconds)) seconds and the server still refuses it; "
                     + "refreshing stopped so as not to loop. Check how the server validates its tokens"
-            case .storeFailed(let error):
-                "the new credential could not be saved: \(error)"
+            case .clearedDuringRefresh:
+                "the stored credential was cleared while it was being refreshed, so the new one was discarded. "
+                    + "Sign in again"
             }
         }
     }

@@ -26,14 +26,19 @@ import Foundation
 ///    ask-for-credentials handler provides one.
 /// 2. The request goes out with `Authorization: <scheme> <token>`, but only
 ///    when its URL has the target's `baseURL` origin (scheme, host, port); a
-///    request sent elsewhere gets no token.
+///    request sent elsewhere gets no token, and a request that already has an
+///    `Authorization` header keeps it.
 /// 3. On a status in ``Configuration/refreshStatusCodes`` (401), the token is
 ///    refreshed and the request replayed once. A replay refused again fails
 ///    with ``Failure/refusedAfterRefresh(statusCode:)``. A request whose body
 ///    is a one-shot stream cannot be replayed: its 401 is returned as it is.
-/// 4. When the refresh fails, the ask-for-credentials handler runs; when that
-///    fails too, the store is cleared and every waiting request fails with
-///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`.
+/// 4. When the server refuses the refresh (a 4xx other than 408/429, or the
+///    refresh closure's own error), the ask-for-credentials handler runs; when
+///    that fails too, the store is cleared and every waiting request fails
+///    with `NetworkError.authenticationFailed(AuthPlugin.Failure)`. A refresh
+///    that fails on the way (no connection, time-out, 5xx, 408, 429) keeps the
+///    credential, asks nobody, and fails the waiting requests with
+///    ``Failure/refreshFailed(_:)`` holding the `NetworkError`.
 /// 5. At most ``Configuration/maximumRefreshes`` refreshes run in
 ///    ``Configuration/refreshWindow`` seconds, so a server that answers 401
 ///    forever cannot make the plugin loop.
@@ -82,7 +87,10 @@ public struct AuthPlugin: Plugin {
     /// - Throws: `NetworkError.authenticationFailed(AuthPlugin.Failure)` when
     ///   no usable token can be had, or the server refuses a refreshed one.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        guard let type = authorizationType(for: context.target),
+        // A request that already says who it is (a login with Basic) keeps
+        // its header: the token is for requests that carry none.
+        guard request.value(forHTTPHeaderField: "Authorization") == nil,
+              let type = authorizationType(for: context.target),
               let url = request.url, url.hasSameOrigin(as: context.target.baseURL),
               !coordinator.isCurrentTaskRecovering
         else {

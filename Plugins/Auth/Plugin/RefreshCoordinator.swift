@@ -25,6 +25,9 @@ actor RefreshCoordinator {
     private var nextWaiterID: UInt64 = 0
     private var lastOutcome: (startedFrom: String?, outcome: Outcome)?
     private var recoveryDates: [Date] = []
+    /// A renewed credential the store failed to save, and the token the
+    /// store still holds in its place.
+    private var unsaved: (credential: Credential, replacing: String?)?
 
     init(
         store: any CredentialStoring,
@@ -49,8 +52,9 @@ actor RefreshCoordinator {
     /// when it has expired or there is none.
     func usableCredential() async throws -> Credential {
         if isRecovering { return try await join() }
-        if let current = store.credential, !isExpired(current) { return current }
-        return try await renewed(replacing: store.credential?.accessToken)
+        let current = currentCredential
+        if let current, !isExpired(current) { return current }
+        return try await renewed(replacing: current?.accessToken)
     }
 
     /// A credential other than the one whose access token is `stale` (refused
@@ -58,7 +62,7 @@ actor RefreshCoordinator {
     /// - Throws: ``AuthPlugin/Failure`` or `CancellationError`.
     func renewed(replacing stale: String?) async throws -> Credential {
         if isRecovering { return try await join() }
-        let current = store.credential
+        let current = currentCredential
         if let current, current.accessToken != stale, !isExpired(current) {
             return current
         }
@@ -72,6 +76,17 @@ actor RefreshCoordinator {
         try admitRecovery()
         start(from: current)
         return try await join()
+    }
+
+    /// The stored credential, or the renewed one the store could not save
+    /// while the store still holds the token it replaced.
+    private var currentCredential: Credential? {
+        let stored = store.credential
+        guard let unsaved, stored?.accessToken == unsaved.replacing else {
+            self.unsaved = nil
+            return stored
+        }
+        return unsaved.credential
     }
 
     private func isExpired(_ credential: Credential) -> Bool {
@@ -102,37 +117,75 @@ actor RefreshCoordinator {
     }
 
     private nonisolated func recover(from current: Credential?) async -> Outcome {
+        let startedFrom = current?.accessToken
         var refreshError: (any Error)?
         if let current {
             do {
-                return save(try await refresh(current))
+                return save(try await refresh(current), replacing: startedFrom)
             } catch {
+                // A refresh that did not reach a verdict (no network, a 503)
+                // says nothing about the credential: keep it, and do not
+                // interrupt the user with a sign-in for a passing outage.
+                if Self.isTransient(error) {
+                    return .failure(.refreshFailed(error))
+                }
                 refreshError = error
             }
         }
         guard let askForCredentials else {
-            try? store.clear()
+            clear(ifStillHolding: startedFrom)
             return .failure(refreshError.map(AuthPlugin.Failure.refreshFailed) ?? .noCredential)
         }
         do {
-            return save(try await askForCredentials())
+            return save(try await askForCredentials(), replacing: startedFrom)
         } catch {
-            try? store.clear()
+            clear(ifStillHolding: startedFrom)
             return .failure(.credentialsUnavailable(refreshError: refreshError, askError: error))
         }
     }
 
-    private nonisolated func save(_ credential: Credential) -> Outcome {
+    /// Whether a refresh error is a network failure that may pass by itself,
+    /// rather than the server refusing the refresh token.
+    static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? NetworkError else { return false }
+        switch error {
+        case .noConnection, .timedOut, .connectionLost, .serverUnreachable, .cancelled:
+            return true
+        case .statusCode(let response):
+            return response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429
+        default:
+            return false
+        }
+    }
+
+    /// Saves the new credential unless the user signed out (or in) while the
+    /// refresh ran: their choice wins over the refresh's answer.
+    private nonisolated func save(_ credential: Credential, replacing startedFrom: String?) -> Outcome {
+        let stored = store.credential
+        guard stored?.accessToken == startedFrom else {
+            return stored.map(Outcome.success) ?? .failure(.clearedDuringRefresh)
+        }
         do {
             try store.save(credential)
-            return .success(credential)
         } catch {
-            return .failure(.storeFailed(error))
+            // The new credential works whether or not the store kept it: the
+            // waiting requests use it, and the coordinator keeps it in memory
+            // until the store holds something else.
+            configuration.onStoreFailure?(error)
         }
+        return .success(credential)
+    }
+
+    private nonisolated func clear(ifStillHolding startedFrom: String?) {
+        guard store.credential?.accessToken == startedFrom else { return }
+        try? store.clear()
     }
 
     private func finish(_ outcome: Outcome, startedFrom: String?) {
         isRecovering = false
+        if case .success(let credential) = outcome, store.credential?.accessToken == startedFrom {
+            unsaved = (credential, startedFrom)
+        }
         lastOutcome = (startedFrom, outcome)
         let waiting = waiters
         waiters.removeAll()

@@ -11,7 +11,8 @@ import Security
 /// ```
 ///
 /// The item is readable after the device's first unlock, so background
-/// refreshes work; it never leaves the device.
+/// refreshes work, and it is `ThisDeviceOnly`: it is left out of backups and
+/// never migrates to another device.
 public final class KeychainCredentialStore: CredentialStoring {
     /// The Keychain service (usually your bundle identifier plus the API's name).
     public let service: String
@@ -58,7 +59,7 @@ public final class KeychainCredentialStore: CredentialStoring {
         }
         let attributes: [String: Any] = [
             kSecValueData as String: data,
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
         ]
         let status = SecItemUpdate(baseQuery as CFDictionary, attributes as CFDictionary)
         if status == errSecItemNotFound {

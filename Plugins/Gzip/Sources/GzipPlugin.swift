@@ -87,16 +87,18 @@ public struct GzipPlugin: Plugin {
     }
 
     private func decoded(_ response: Response, encodings: [String]) throws(Failure) -> Response {
+        // Nothing decoded, nothing to rewrite: a body-less answer (HEAD, 204,
+        // 304) describes the resource, whose Content-Encoding and
+        // Content-Length still hold; a download's body is in a file this
+        // plugin does not touch.
+        guard !response.data.isEmpty, response.fileURL == nil else { return response }
         var data = response.data
-        // A body-less answer (HEAD, 204, 304) keeps its header but has nothing to decode.
-        if !data.isEmpty {
-            for encoding in encodings {
-                let format: Gzip.Format? = encoding == "deflate" ? nil : .gzip
-                do {
-                    data = try Gzip.decompress(data, format: format, limit: configuration.maximumDecompressedSize)
-                } catch {
-                    throw .decompressionFailed(encoding: encoding, url: Self.describe(response.response?.url ?? response.request?.url), error)
-                }
+        for encoding in encodings {
+            let format: Gzip.Format? = encoding == "deflate" ? nil : .gzip
+            do {
+                data = try Gzip.decompress(data, format: format, limit: configuration.maximumDecompressedSize)
+            } catch {
+                throw .decompressionFailed(encoding: encoding, url: Self.describe(response.response?.url ?? response.request?.url), error)
             }
         }
         return response.replacing(data: data).replacing(response: Self.withoutEncoding(response.response, length: data.count))

@@ -18,6 +18,9 @@ final class TokenAPI: Sendable {
         var validToken: String?
         var issued = 0
         var refreshFails = false
+        /// When set, `/token/refresh` answers with this status (a 503: the
+        /// server is down) instead of issuing a token.
+        var refreshStatus: Int?
         var refusesEverything = false
         var refuseGate = 0
     }
@@ -64,7 +67,11 @@ final class TokenAPI: Sendable {
             return .text("token refused", status: 401)
         }
         server.route("/token/refresh") { [self] _ in
-            guard !state.withLock({ $0.refreshFails }) else {
+            let snapshot = state.withLock { $0 }
+            if let status = snapshot.refreshStatus {
+                return .text("try again later", status: status)
+            }
+            guard !snapshot.refreshFails else {
                 return .text("refresh token revoked", status: 400)
             }
             return issue()
@@ -126,9 +133,30 @@ struct SecureTarget: TargetType, AccessTokenAuthorizable {
     var baseURL: URL
     var path: String = "/protected"
     var authorizationType: AuthorizationType? = .bearer
+    var headers: [String: String]?
     var method: HTTPMethod { .get }
     var task: RequestTask { .requestPlain }
-    var headers: [String: String]? { nil }
+}
+
+/// A store that holds a credential but cannot save a new one (a full disk).
+final class UnwritableStore: CredentialStoring {
+    struct DiskFull: Error {}
+
+    private let stored: Mutex<Credential?>
+
+    init(_ credential: Credential) {
+        stored = Mutex(credential)
+    }
+
+    var credential: Credential? { stored.withLock { $0 } }
+
+    func save(_ credential: Credential) throws {
+        throw DiskFull()
+    }
+
+    func clear() {
+        stored.withLock { $0 = nil }
+    }
 }
 
 /// A clock that moves only when a test moves it.
