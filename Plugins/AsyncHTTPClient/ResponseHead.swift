@@ -1,0 +1,98 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOHTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response's status line and header fields, as Foundation types.
+struct ResponseHead: Sendable {
+    /// Encodings AsyncHTTPClient's decompressor decodes.
+    private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate"]
+
+    let url: URL
+    let statusCode: Int
+    let fields: [String: String]
+    /// Whether the client decodes this body, so its encoding and length are
+    /// removed from the header fields handed over.
+    let isDecoded: Bool
+
+    init(_ response: HTTPClientResponse, url: URL, clientDecompresses: Bool) {
+        var fields: [String: String] = [:]
+        for (name, value) in response.headers {
+            let key = fields.keys.first { $0.caseInsensitiveCompare(name) == .orderedSame } ?? name
+            fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+        }
+        let encoding = response.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        self.url = url
+        self.statusCode = Int(response.status.code)
+        self.fields = fields
+        self.isDecoded = clientDecompresses && encoding.map(Self.decodedEncodings.contains) == true
+    }
+
+    func value(forHTTPHeaderField name: String) -> String? {
+        fields.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The announced body length, unless the client decodes the body.
+    private var expectedLength: Int64? {
+        guard !isDecoded, let length = value(forHTTPHeaderField: "Content-Length").flatMap(Int64.init), length > 0 else { return nil }
+        return length
+    }
+
+    func downloadProgress(received: Int64) -> TransferProgress {
+        let total = expectedLength.flatMap { received <= $0 ? $0 : nil }
+        return TransferProgress(direction: .download, completedBytes: received, totalBytes: total)
+    }
+
+    /// The `HTTPURLResponse`, with `Content-Encoding` removed and
+    /// `Content-Length` set to the decoded size when the client decoded it.
+    func httpResponse(bodyLength: Int64) throws -> HTTPURLResponse {
+        var fields = fields
+        if isDecoded {
+            fields = fields.filter { !["content-encoding", "content-length"].contains($0.key.lowercased()) }
+            fields["Content-Length"] = String(bodyLength)
+        }
+        guard let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields) else {
+            throw NetworkError.transport(URLError(.badServerResponse))
+        }
+        return response
+    }
+}
+
+/// A finished exchange: the head, the request that got it, and the body.
+struct ReceivedResponse: Sendable {
+    let head: ResponseHead
+    let request: URLRequest
+    let body: ReceivedBody
+
+    /// The ``Response``, with a download moved to its destination.
+    func makeResponse(destination: DownloadDestination?) throws -> Response {
+        switch body {
+        case .memory(let data):
+            let response = try head.httpResponse(bodyLength: Int64(data.count))
+            return Response(statusCode: head.statusCode, data: data, request: request, response: response)
+        case .file(let temporaryFile, let length):
+            let response: HTTPURLResponse
+            do {
+                response = try head.httpResponse(bodyLength: length)
+            } catch {
+                try? FileManager.default.removeItem(at: temporaryFile)
+                throw error
+            }
+            guard let destination else {
+                try? FileManager.default.removeItem(at: temporaryFile)
+                return Response(statusCode: head.statusCode, data: Data(), request: request, response: response)
+            }
+            let (url, options) = destination(temporaryFile, response)
+            do {
+                try DownloadMover.move(temporaryFile, to: url, options: options)
+            } catch {
+                try? FileManager.default.removeItem(at: temporaryFile)
+                throw NetworkError.transport(error)
+            }
+            return Response(statusCode: head.statusCode, data: Data(), request: request, response: response, fileURL: url)
+        }
+    }
+}

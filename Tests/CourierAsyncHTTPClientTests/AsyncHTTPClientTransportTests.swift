@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import CourierTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+/// What only the AsyncHTTPClient transport has: client ownership and
+/// optional decompression.
+@Suite struct AsyncHTTPClientTransportTests {
+    @Test func aClientPassedInIsNeverShutDown() async throws {
+        try await withServer { server in
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            let transport = AsyncHTTPClientTransport(client: client)
+            let provider = Provider<TestTarget>(transport: transport)
+            #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
+            try await transport.shutdown()
+            let direct = try await client.execute(HTTPClientRequest(url: server.url("/status/204").absoluteString), timeout: .seconds(10))
+            #expect(direct.status.code == 204)
+            #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
+            try await client.shutdown()
+        }
+    }
+
+    @Test func anOwnedClientIsShutDownByShutdown() async throws {
+        try await withServer { server in
+            let transport = AsyncHTTPClientTransport()
+            let provider = Provider<TestTarget>(transport: transport)
+            #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
+            try await transport.shutdown()
+            let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
+            #expect(error != nil)
+            #expect(server.hits("/status/200") == 1)
+            await #expect(throws: (any Error).self) { try await transport.shutdown() }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func decompressionIsLeftToPluginsUnlessConfigured(decompresses: Bool) async throws {
+        try await withServer { server in
+            let text = Data(String(repeating: "courier ", count: 5000).utf8)
+            let gzipped = StoredGzip.make(text)
+            server.route("/gzipped") { _ in
+                LoopbackResponse(headers: [("Content-Encoding", "gzip"), ("Content-Type", "text/plain")], body: .data(gzipped))
+            }
+            let transport = AsyncHTTPClientTransport(configuration: .init(decompressesResponses: decompresses))
+            let provider = Provider<TestTarget>(transport: transport)
+            let result = await Result(catching: { try await provider.request(TestTarget(server.baseURL, path: "/gzipped")) })
+            try await transport.shutdown()
+            let response = try result.get()
+            #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+            if decompresses {
+                #expect(response.data == text)
+                #expect(response.value(forHTTPHeaderField: "Content-Encoding") == nil)
+                #expect(response.value(forHTTPHeaderField: "Content-Length") == String(text.count))
+            } else {
+                #expect(response.data == gzipped)
+                #expect(response.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
+                #expect(response.value(forHTTPHeaderField: "Content-Length") == String(gzipped.count))
+            }
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

@@ -1,4 +1,0 @@
-import CourierAsyncHTTPClient
-import Testing
-
-@Test func placeholderAsyncHTTPClientLinks() {}

@@ -1,0 +1,51 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The transports the conformance suite runs against.
+enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case urlSession
+    case asyncHTTPClient
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with a fresh transport of this kind, shutting down what it
+    /// owns afterwards, whatever `body` does.
+    func withTransport<Result: Sendable>(
+        followsRedirects: Bool = true,
+        maximumRedirects: Int = 10,
+        _ body: (any Transport) async throws -> Result
+    ) async throws -> Result {
+        switch self {
+        case .urlSession:
+            let transport = URLSessionTransport(configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects))
+            return try await body(transport)
+        case .asyncHTTPClient:
+            let transport = AsyncHTTPClientTransport(configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects))
+            do {
+                let result = try await body(transport)
+                try await transport.shutdown()
+                return result
+            } catch {
+                try? await transport.shutdown()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with a provider on a fresh transport of this kind and a loopback server.
+    func withProvider<Result: Sendable>(
+        followsRedirects: Bool = true,
+        maximumRedirects: Int = 10,
+        _ body: (Provider<TestTarget>, LoopbackServer) async throws -> Result
+    ) async throws -> Result {
+        try await withTransport(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects) { transport in
+            try await withServer { server in
+                try await body(Provider<TestTarget>(transport: transport), server)
+            }
+        }
+    }
+}
