@@ -21,7 +21,12 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     ) async throws -> Result {
         switch self {
         case .urlSession:
-            let transport = URLSessionTransport(configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects))
+            // Ephemeral: its own cookie jar, so no cookie another test's server
+            // set for 127.0.0.1 rides along (cookies are not scoped by port).
+            let transport = URLSessionTransport(
+                sessionConfiguration: .ephemeral,
+                configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects)
+            )
             return try await body(transport)
         case .asyncHTTPClient:
             let transport = AsyncHTTPClientTransport(configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects))
