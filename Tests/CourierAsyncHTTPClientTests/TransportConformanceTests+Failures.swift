@@ -61,7 +61,7 @@ extension TransportConformanceTests {
             task.cancel()
             let error = await task.result.failure as? NetworkError
             #expect(error?.isCancelled == true, "got \(String(describing: error))")
-            try await withDeadline(10, "the server seeing the connection close") {
+            try await withDeadline(120, "the server seeing the connection close") {
                 await server.waitForClose(ofConnection: received.connectionID)
             }
             gate.open()

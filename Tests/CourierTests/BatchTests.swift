@@ -30,7 +30,7 @@ import Testing
             #expect(error.response?.statusCode == 500)
             for index in 1...3 {
                 let connection = try #require(server.requests(to: "/slow/\(index)").first).connectionID
-                try await withDeadline(10, "the server seeing /slow/\(index) cancelled") {
+                try await withDeadline(120, "the server seeing /slow/\(index) cancelled") {
                     await server.waitForClose(ofConnection: connection)
                 }
             }

@@ -56,7 +56,7 @@ public struct ConditionTimedOut: Error, CustomStringConvertible {
 /// if it has not within `seconds`. For state that has no event to await.
 public func waitUntil(
     _ what: String,
-    within seconds: Double = 10,
+    within seconds: Double = 120,
     _ condition: @Sendable () -> Bool
 ) async throws {
     let deadline = Date().addingTimeInterval(seconds)
@@ -67,12 +67,13 @@ public func waitUntil(
 }
 
 /// Runs `body`, failing with `ConditionTimedOut` if it takes longer than
-/// `seconds`: a safety net so a broken test fails instead of hanging. The work
+/// `seconds`: a safety net so a broken test fails instead of hanging (generous,
+/// because under the thread sanitizer everything runs many times slower). The work
 /// is cancelled and abandoned at the deadline, even if it ignores cancellation
 /// (a task group would wait for it forever).
 @discardableResult
 public func withDeadline<T: Sendable>(
-    _ seconds: Double = 20,
+    _ seconds: Double = 120,
     _ what: String = "the operation",
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
