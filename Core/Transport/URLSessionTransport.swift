@@ -162,19 +162,21 @@ public enum RedirectFailure: Error, Sendable, CustomStringConvertible {
 
 // MARK: - Origins and credentials
 
-enum Origin {
+/// Same-origin checks and credential stripping, shared (package access) by
+/// every transport of this package so their redirect rules cannot drift apart.
+package enum Origin {
     /// Header fields that carry credentials and never follow a request to
     /// another origin.
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+    package static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
-    static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
+    package static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
         return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
             && lhs.host?.lowercased() == rhs.host?.lowercased()
             && effectivePort(lhs) == effectivePort(rhs)
     }
 
-    static func stripCredentials(from request: inout URLRequest) {
+    package static func stripCredentials(from request: inout URLRequest) {
         for name in credentialHeaders {
             request.setValue(nil, forHTTPHeaderField: name)
         }

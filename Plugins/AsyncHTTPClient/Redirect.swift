@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,31 +35,3 @@ struct Redirect: Sendable {
     }
 }
 
-/// Origins (scheme, host, port) and the credentials that never leave one.
-enum Origin {
-    /// Header fields that carry credentials and never follow a request to
-    /// another origin.
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
-    static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
-        guard let lhs, let rhs else { return false }
-        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
-            && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && effectivePort(lhs) == effectivePort(rhs)
-    }
-
-    static func stripCredentials(from request: inout URLRequest) {
-        for name in credentialHeaders {
-            request.setValue(nil, forHTTPHeaderField: name)
-        }
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
-        }
-    }
-}
