@@ -165,11 +165,12 @@ final class TaskBox: @unchecked Sendable {
     }
 }
 
-enum DownloadFailure: Error, CustomStringConvertible {
+/// Why a download could not be written to disk (shared by this package's transports).
+package enum DownloadFailure: Error, CustomStringConvertible {
     case cannotCreateTemporaryFile(String)
     case writeFailed(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .cannotCreateTemporaryFile(let path): "cannot create the temporary download file \(path); check free space and permissions"
         case .writeFailed(let detail): "writing the download to disk failed (\(detail)); check free space"
@@ -289,8 +290,9 @@ enum DecodedBody {
 
 // MARK: - Moving a download into place
 
-enum DownloadMover {
-    static func move(_ source: URL, to destination: URL, options: DownloadOptions) throws {
+/// Moves a finished download into place (shared by this package's transports).
+package enum DownloadMover {
+    package static func move(_ source: URL, to destination: URL, options: DownloadOptions) throws {
         let files = FileManager.default
         if options.contains(.createIntermediateDirectories) {
             try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -63,29 +63,3 @@ final class BodySink {
     }
 }
 
-/// Why a download could not be written.
-enum DownloadFailure: Error, CustomStringConvertible {
-    case cannotCreateTemporaryFile(String)
-    case writeFailed(String)
-
-    var description: String {
-        switch self {
-        case .cannotCreateTemporaryFile(let path): "cannot create the temporary download file \(path); check free space and permissions"
-        case .writeFailed(let detail): "writing the download to disk failed (\(detail)); check free space"
-        }
-    }
-}
-
-/// Moves a finished download into place, as `URLSessionTransport` does.
-enum DownloadMover {
-    static func move(_ source: URL, to destination: URL, options: DownloadOptions) throws {
-        let files = FileManager.default
-        if options.contains(.createIntermediateDirectories) {
-            try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        }
-        if options.contains(.removePreviousFile), files.fileExists(atPath: destination.path) {
-            try files.removeItem(at: destination)
-        }
-        try files.moveItem(at: source, to: destination)
-    }
-}
