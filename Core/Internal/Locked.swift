@@ -3,26 +3,26 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A value guarded by a lock, for the few places where shared mutable state is
+/// A value guarded by a lock (package access: the plugins of this package use it too), for the few places where shared mutable state is
 /// simpler than an actor (callbacks from Foundation delegates, counters read on
 /// the hot path).
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with exclusive access to the value.
     @discardableResult
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
 
-    var current: Value {
+    package var current: Value {
         withLock { $0 }
     }
 }

@@ -31,7 +31,7 @@ public final class FileCredentialStore: CredentialStoring {
 
     /// Where the credential lives.
     public let fileURL: URL
-    private let cached: Protected<Credential?>
+    private let cached: Locked<Credential?>
 
     /// Creates a store on `fileURL` and reads the credential already there.
     /// - Parameters:
@@ -42,7 +42,7 @@ public final class FileCredentialStore: CredentialStoring {
     public init(fileURL: URL, warningHandler: WarningHandler? = nil) {
         self.fileURL = fileURL
         let warn = warningHandler ?? Self.printToStandardError
-        self.cached = Protected(Self.read(fileURL, warn: warn))
+        self.cached = Locked(Self.read(fileURL, warn: warn))
     }
 
     // MARK: - CredentialStoring

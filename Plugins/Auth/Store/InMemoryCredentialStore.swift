@@ -9,12 +9,12 @@ import Foundation
 /// let provider = Provider<API>(plugins: [AuthPlugin(store: store, refresh: renew)])
 /// ```
 public final class InMemoryCredentialStore: CredentialStoring {
-    private let stored: Protected<Credential?>
+    private let stored: Locked<Credential?>
 
     /// Creates a store holding `credential`.
     /// - Parameter credential: The initial credential, or `nil` for none.
     public init(_ credential: Credential? = nil) {
-        self.stored = Protected(credential)
+        self.stored = Locked(credential)
     }
 
     /// The stored credential, or `nil`.

@@ -4,7 +4,7 @@ import Foundation
 /// The background refreshes a ``CachePlugin`` has under way, at most one per
 /// key, so tests and apps can await them instead of sleeping.
 final class BackgroundRefreshes: Sendable {
-    private let tasks = CacheLock<[String: Task<Void, Never>]>([:])
+    private let tasks = Locked<[String: Task<Void, Never>]>([:])
 
     /// Starts `work` for `key` unless a refresh of `key` is already running.
     func start(key: String, _ work: @escaping @Sendable () async -> Void) {

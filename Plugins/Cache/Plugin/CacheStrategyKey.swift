@@ -31,7 +31,7 @@ extension RequestOptions {
 /// A plugin cannot send on its own once `intercept` has returned (its `next`
 /// does not escape), so the refresh runs as a new call of the provider.
 final class RefreshTicket: Sendable {
-    private let key = CacheLock<String?>(nil)
+    private let key = Locked<String?>(nil)
 
     func request(key: String) {
         self.key.withLock { $0 = key }

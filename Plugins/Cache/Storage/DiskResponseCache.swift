@@ -69,7 +69,7 @@ public final class DiskResponseCache: ResponseCaching {
     public let configuration: Configuration
     // Guards the index and serialises file operations of this instance; other
     // instances on the same directory stay safe through atomic renames.
-    private let index = CacheLock(LRUIndex<String>())
+    private let index = Locked(LRUIndex<String>())
 
     /// Opens (and creates, if needed) a disk store in `directory`.
     /// - Parameters:

@@ -49,7 +49,7 @@ public final class MemoryResponseCache: ResponseCaching {
 
     /// The limits and lifetime.
     public let configuration: Configuration
-    private let state = CacheLock(State())
+    private let state = Locked(State())
 
     /// Creates an empty memory store.
     /// - Parameter configuration: Limits and lifetime.

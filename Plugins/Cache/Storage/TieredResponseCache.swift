@@ -16,7 +16,7 @@ public final class TieredResponseCache: ResponseCaching {
     // One lock over read-and-copy, store and remove: without it a removal
     // between reading the back store and copying to the front would be
     // undone by the copy.
-    private let lock = CacheLock(())
+    private let lock = Locked(())
 
     /// Puts `front` over `back`.
     /// - Parameters:
