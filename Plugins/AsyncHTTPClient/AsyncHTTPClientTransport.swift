@@ -124,8 +124,10 @@ public final class AsyncHTTPClientTransport: Transport {
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
             outgoing.headers.add(name: name, value: value)
         }
-        outgoing.body = try RequestBody.make(data: urlRequest.httpBody, file: uploadFile, progress: request.progress, activity: activity)
-        let response = try await client.execute(outgoing, deadline: .distantFuture)
+        let response = try await executeWaitingForConnection(outgoing) { outgoing in
+            outgoing.body = try RequestBody.make(
+                data: urlRequest.httpBody, file: uploadFile, progress: request.progress, activity: activity)
+        }
         activity.touch()
         let head = ResponseHead(response, url: url, clientDecompresses: configuration.decompressesResponses)
         if configuration.followsRedirects, let redirect = Redirect.next(after: head, for: urlRequest) {
@@ -146,5 +148,33 @@ public final class AsyncHTTPClientTransport: Transport {
             throw error
         }
         return .finished(ReceivedResponse(head: head, request: urlRequest, body: try sink.finish()))
+    }
+
+    /// Executes `outgoing`, queuing again when AsyncHTTPClient gives up waiting
+    /// for a pooled connection.
+    ///
+    /// AsyncHTTPClient fails a request that waited longer than its connect
+    /// time-out (10 s by default) for one of its connections (8 per host by
+    /// default) with `getConnectionFromPoolTimeout`, even though the request
+    /// never left. URLSession keeps such a request queued until the request's
+    /// own time-out, and so does this transport: the request goes back into
+    /// the queue (with a fresh body, as none of it was sent), and the idle
+    /// watchdog around the transmission ends the wait with
+    /// ``NetworkError/timedOut(_:)`` after the target's time-out.
+    /// A connection that cannot be made fails at once with its own error:
+    /// AsyncHTTPClient reports the connect failure instead of the pool time-out.
+    private func executeWaitingForConnection(
+        _ outgoing: HTTPClientRequest,
+        body: (inout HTTPClientRequest) throws -> Void
+    ) async throws -> HTTPClientResponse {
+        var outgoing = outgoing
+        while true {
+            try body(&outgoing)
+            do {
+                return try await client.execute(outgoing, deadline: .distantFuture)
+            } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout {
+                try Task.checkCancellation()
+            }
+        }
     }
 }

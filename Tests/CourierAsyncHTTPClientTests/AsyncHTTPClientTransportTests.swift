@@ -38,6 +38,49 @@ import Testing
         }
     }
 
+    /// AsyncHTTPClient fails a request that waited longer than its connect
+    /// time-out for a pooled connection; the transport queues it again, so
+    /// only the target's time-out ends the wait, as with URLSession.
+    @Test func aRequestWaitingForAPooledConnectionOutlastsTheConnectTimeout() async throws {
+        try await withServer { server in
+            let gate = Gate()
+            server.route("/held") { _ in
+                await gate.wait()
+                return LoopbackResponse(body: .data(Data("held".utf8)))
+            }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout.connect = .milliseconds(100)
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
+            configuration.redirectConfiguration = .disallow
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+
+            let holder = Task { try await provider.request(TestTarget(server.baseURL, path: "/held")) }
+            _ = await server.waitForRequest(to: "/held")
+            let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200")) }
+            let bounded = Task {
+                try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5))
+            }
+            // Not an ordering guess: the only connection is held by the gate,
+            // so both requests are queued; the sleep lets ten connect time-outs
+            // pass before the connection is freed.
+            try await Task.sleep(for: .seconds(1))
+            gate.open()
+
+            let held = await holder.result
+            let waited = await queued.result
+            let timedOut = await bounded.result
+            try await client.shutdown()
+
+            #expect(try held.get().data == Data("held".utf8))
+            #expect(try waited.get().statusCode == 200)
+            if case .failure(let error as NetworkError) = timedOut, case .timedOut = error {} else {
+                Issue.record("expected the 0.5 s target to time out while queued, got \(timedOut)")
+            }
+            #expect(server.hits("/status/201") == 0)
+        }
+    }
+
     @Test(arguments: [false, true])
     func decompressionIsLeftToPluginsUnlessConfigured(decompresses: Bool) async throws {
         try await withServer { server in
