@@ -7,11 +7,10 @@ import PackageDescription
 let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v13)],
-    // AsyncHTTPClient (and with it BoringSSL) is left out until the
-    // AsyncHTTPClient pair lands: see `ClientSet.pipelinePairs`.
     dependencies: [
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // zlib called directly, for the bare side of the gzip benchmark.
@@ -27,6 +26,8 @@ let package = Package(
                 .product(name: "CourierCodable", package: "Courier"),
                 .product(name: "CourierGzip", package: "Courier"),
                 .product(name: "CourierCache", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -82,7 +82,7 @@ public final class AsyncHTTPClientTransport: Transport {
             let hop: Hop
             let (hopRequest, hopFile) = (current, uploadFile)
             do {
-                hop = try await Watchdog.run(idleTimeout: timeout) { activity in
+                hop = try await Watchdog.run(idleTimeout: timeout, on: client.eventLoopGroup.next()) { activity in
                     try await self.transmit(hopRequest, uploadFile: hopFile, request: request, activity: activity)
                 }
             } catch {

@@ -36,7 +36,7 @@ final class BodySink {
             return
         }
         do {
-            try file.handle.write(contentsOf: Data(buffer.readableBytesView))
+            try buffer.withUnsafeReadableBytes { try file.handle.write(contentsOf: $0) }
         } catch {
             throw DownloadFailure.writeFailed(String(describing: error))
         }

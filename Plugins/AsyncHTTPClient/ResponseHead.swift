@@ -13,26 +13,39 @@ struct ResponseHead: Sendable {
 
     let url: URL
     let statusCode: Int
+    /// The fields as `HTTPURLResponse` takes them: repeated fields joined
+    /// with ", ", keeping the first spelling of each name.
     let fields: [String: String]
+    /// The fields as received, for case-insensitive lookups.
+    private let headers: HTTPHeaders
     /// Whether the client decodes this body, so its encoding and length are
     /// removed from the header fields handed over.
     let isDecoded: Bool
 
     init(_ response: HTTPClientResponse, url: URL, clientDecompresses: Bool) {
         var fields: [String: String] = [:]
+        var spellings: [String: String] = [:]
         for (name, value) in response.headers {
-            let key = fields.keys.first { $0.caseInsensitiveCompare(name) == .orderedSame } ?? name
-            fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+            let lowercased = name.lowercased()
+            if let key = spellings[lowercased], let existing = fields[key] {
+                fields[key] = "\(existing), \(value)"
+            } else {
+                spellings[lowercased] = name
+                fields[name] = value
+            }
         }
         let encoding = response.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
         self.url = url
         self.statusCode = Int(response.status.code)
         self.fields = fields
+        self.headers = response.headers
         self.isDecoded = clientDecompresses && encoding.map(Self.decodedEncodings.contains) == true
     }
 
+    /// The field's value (repeated fields joined with ", "), any spelling of its name.
     func value(forHTTPHeaderField name: String) -> String? {
-        fields.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        let values = headers[name]
+        return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
     /// The announced body length, unless the client decodes the body.

@@ -48,6 +48,23 @@ extension TransportConformanceTests {
         }
     }
 
+    /// The time-out is for silence, not for the whole transfer: a body that
+    /// keeps arriving may take longer than the time-out.
+    @Test(arguments: TransportKind.allCases)
+    func aSteadyTransferOutlastsItsIdleTimeOut(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let chunks = (0..<16).map { Data(repeating: UInt8($0), count: 1024) }
+            server.route("/steady") { _ in
+                LoopbackResponse(body: .chunked(chunks), chunkInterval: 0.1)
+            }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/steady", timeout: 1))
+            #expect(clock.now - start > .seconds(1), "the transfer should take longer than the time-out")
+            #expect(response.data == chunks.reduce(Data(), +))
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func cancellingTheTaskCancelsAndClosesTheConnection(kind: TransportKind) async throws {
         try await kind.withProvider { provider, server in

@@ -1,6 +1,10 @@
+import AsyncHTTPClient
 import Courier
+import CourierAsyncHTTPClient
 import CourierCodable
 import Foundation
+import NIOCore
+import NIOPosix
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -51,6 +55,26 @@ enum Clients {
         return { _ = try await transport.send(request) }
     }
 
+    /// `HTTPClient.execute` plus collecting the body and `JSONDecoder`.
+    static func bareAsyncHTTPClient(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
+        let request = HTTPClientRequest(url: baseURL.appendingPathComponent("json").absoluteString)
+        return {
+            let body = try await collect(client.execute(request, deadline: .distantFuture))
+            _ = try JSONDecoder().decode(Payload.self, from: body)
+        }
+    }
+
+    /// `HTTPClient.execute` plus collecting the body, as the transport returns it.
+    static func bareAsyncHTTPClientData(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
+        let request = HTTPClientRequest(url: baseURL.appendingPathComponent("json").absoluteString)
+        return { _ = try await collect(client.execute(request, deadline: .distantFuture)) }
+    }
+
+    private static func collect(_ response: HTTPClientResponse) async throws -> Data {
+        let buffer = try await response.body.collect(upTo: 16 << 20)
+        return Data(buffer.readableBytesView)
+    }
+
     /// `URLSession.data(for:)` alone.
     static func bareURLSessionData(_ session: URLSession, baseURL: URL) -> BenchOperation {
         let request = URLRequest(url: baseURL.appendingPathComponent("json"))
@@ -72,23 +96,29 @@ struct ClientSet: Sendable {
     let baseURL: URL
     let urlSessionTransport = URLSessionTransport()
     let session = URLSession(configuration: .default)
+    /// One client for both sides of the AsyncHTTPClient pairs, configured as
+    /// the transport configures the client it owns (no redirects or
+    /// decompression by the client).
+    let httpClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    }()
 
     /// Item 1: Courier (four no-op plugins, Codable) against the bare client
     /// plus `JSONDecoder`, one pair per transport.
-    ///
-    /// Add the AsyncHTTPClient pair here when `CourierAsyncHTTPClient` lands
-    /// (with `async-http-client` from "1.37.0" in Package.swift and an
-    /// `HTTPClient` in this set):
-    /// `ClientPair(name: "AsyncHTTPClient",
-    ///     courier: Clients.courier(on: AsyncHTTPClientTransport(client: httpClient), baseURL: baseURL),
-    ///     bare: { execute GET /json with httpClient, collect the body, JSONDecoder })`,
-    /// plus the transport-only pair in `transportPairs`.
     var pipelinePairs: [ClientPair] {
         [
             ClientPair(
                 name: "URLSession",
                 courier: Clients.courier(on: urlSessionTransport, baseURL: baseURL),
                 bare: Clients.bareURLSession(session, baseURL: baseURL)
+            ),
+            ClientPair(
+                name: "AsyncHTTPClient",
+                courier: Clients.courier(on: AsyncHTTPClientTransport(client: httpClient), baseURL: baseURL),
+                bare: Clients.bareAsyncHTTPClient(httpClient, baseURL: baseURL)
             ),
         ]
     }
@@ -101,10 +131,16 @@ struct ClientSet: Sendable {
                 courier: Clients.transportOnly(urlSessionTransport, baseURL: baseURL),
                 bare: Clients.bareURLSessionData(session, baseURL: baseURL)
             ),
+            ClientPair(
+                name: "AsyncHTTPClientTransport vs AsyncHTTPClient",
+                courier: Clients.transportOnly(AsyncHTTPClientTransport(client: httpClient), baseURL: baseURL),
+                bare: Clients.bareAsyncHTTPClientData(httpClient, baseURL: baseURL)
+            ),
         ]
     }
 
     func shutdown() async {
         session.finishTasksAndInvalidate()
+        try? await httpClient.shutdown()
     }
 }

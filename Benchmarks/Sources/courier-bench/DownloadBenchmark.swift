@@ -1,5 +1,8 @@
+import AsyncHTTPClient
 import Courier
+import CourierAsyncHTTPClient
 import Foundation
+import NIOPosix
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,13 +17,18 @@ struct DownloadBenchmark {
     var bytes: Int { quick ? 256 * 1_048_576 : 1_024 * 1_048_576 }
 
     func run() throws -> [Row] {
+        try ["URLSession", "AsyncHTTPClient"].flatMap(rows(for:))
+    }
+
+    /// Four alternating child runs (courier, bare, bare, courier) on one transport.
+    private func rows(for transport: String) throws -> [Row] {
         var courier: [Double] = []
         var bare: [Double] = []
         var courierRate: [Double] = []
         var bareRate: [Double] = []
         for side in ["courier", "bare", "bare", "courier"] {
-            let (peak, rate) = try child(side)
-            log("  download \(side): peak \(Int(peak)) MiB, \(Int(rate)) MB/s")
+            let (peak, rate) = try child("\(side)-\(transport)")
+            log("  download \(transport) \(side): peak \(Int(peak)) MiB, \(Int(rate)) MB/s")
             if side == "courier" { courier.append(peak); courierRate.append(rate) } else {
                 bare.append(peak)
                 bareRate.append(rate)
@@ -28,10 +36,10 @@ struct DownloadBenchmark {
         }
         let label = quick ? "256 MB" : "1 GB"
         return [
-            Row(name: "download \(label) to file, peak RSS", unit: "MiB", courier: median(courier),
+            Row(name: "download \(label) to file, \(transport), peak RSS", unit: "MiB", courier: median(courier),
                 bare: median(bare), higherIsBetter: false),
-            Row(name: "download \(label) to file, throughput", unit: "MB/s", courier: median(courierRate),
-                bare: median(bareRate), higherIsBetter: true),
+            Row(name: "download \(label) to file, \(transport), throughput", unit: "MB/s",
+                courier: median(courierRate), bare: median(bareRate), higherIsBetter: true),
         ]
     }
 
@@ -68,12 +76,22 @@ enum DownloadChild {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         let start = ContinuousClock.now
-        if side == "courier" {
-            let request = TransportRequest(urlRequest: URLRequest(url: url),
-                                           downloadDestination: DownloadDestinations.file(file))
+        let request = TransportRequest(urlRequest: URLRequest(url: url),
+                                       downloadDestination: DownloadDestinations.file(file))
+        switch side {
+        case "courier-URLSession":
             _ = try await URLSessionTransport().send(request)
-        } else {
+        case "bare-URLSession":
             try await BareFileDownload().download(url, to: file)
+        case "courier-AsyncHTTPClient":
+            let transport = AsyncHTTPClientTransport()
+            let result = await capture { try await transport.send(request) }
+            try await transport.shutdown()
+            _ = try result.get()
+        case "bare-AsyncHTTPClient":
+            try await bareAsyncHTTPClientDownload(url, to: file)
+        default:
+            throw DownloadBenchmark.ChildFailure(side: side, output: "unknown side")
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -86,6 +104,22 @@ enum DownloadChild {
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
+}
+
+/// `HTTPClient.execute`, writing each body chunk to a file as it arrives.
+func bareAsyncHTTPClientDownload(_ url: URL, to file: URL) async throws {
+    let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+    let result = await capture {
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), deadline: .distantFuture)
+        for try await chunk in response.body {
+            try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+        }
+    }
+    try await client.shutdown()
+    try result.get()
 }
 
 /// A bare `URLSession` data task whose delegate appends each chunk to a file.

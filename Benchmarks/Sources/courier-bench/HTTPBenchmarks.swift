@@ -4,18 +4,24 @@ import Foundation
 struct HTTPBenchmarks {
     let clients: ClientSet
     let quick: Bool
+    /// Only pairs whose name contains this (`--pair`), or every pair.
+    var pairFilter: String?
 
     private var rounds: Int { quick ? 3 : 7 }
 
     func run() async throws -> [Row] {
         var rows: [Row] = []
-        for pair in clients.pipelinePairs {
+        for pair in clients.pipelinePairs where selected("pipeline \(pair.name)") {
             rows += try await measure(pair, label: "pipeline \(pair.name)", concurrencies: [1, 32, 64])
         }
-        for pair in clients.transportPairs {
+        for pair in clients.transportPairs where selected(pair.name) {
             rows += try await measure(pair, label: pair.name, concurrencies: [1, 64])
         }
         return rows
+    }
+
+    private func selected(_ name: String) -> Bool {
+        pairFilter.map(name.contains) ?? true
     }
 
     private func measure(_ pair: ClientPair, label: String, concurrencies: [Int]) async throws -> [Row] {

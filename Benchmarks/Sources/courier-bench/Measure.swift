@@ -93,6 +93,11 @@ func throughput(
     return Double(total) / elapsed
 }
 
+/// The outcome of `body`, so a client can be shut down before an error is rethrown.
+func capture<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
+
 // MARK: - Output
 
 enum Report {

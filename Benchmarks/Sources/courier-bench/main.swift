@@ -2,13 +2,35 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|pipeline|gzip|cache|download (one item, e.g. for profiling).
+// --only http|pipeline|gzip|cache|download (one item), --pair NAME (only the
+// HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
 
 if let index = arguments.firstIndex(of: "--child-download"), arguments.count > index + 2,
    let url = URL(string: arguments[index + 2]) {
     try await DownloadChild.run(side: arguments[index + 1], url: url)
+    exit(0)
+}
+
+// --profile NAME courier|bare N: only N sequential requests of one side of the
+// HTTP pair whose name contains NAME, for a profiler such as
+// `valgrind --tool=callgrind`.
+if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
+   let count = Int(arguments[index + 3]) {
+    let server = try await BenchServer.start()
+    let clients = ClientSet(baseURL: server.baseURL)
+    let pairs = clients.pipelinePairs.map { ClientPair(name: "pipeline \($0.name)", courier: $0.courier, bare: $0.bare) }
+        + clients.transportPairs
+    guard let pair = pairs.first(where: { $0.name.contains(arguments[index + 1]) }) else {
+        log("no pair named like \(arguments[index + 1]); pairs: \(pairs.map(\.name))")
+        exit(2)
+    }
+    let operation = arguments[index + 2] == "bare" ? pair.bare : pair.courier
+    log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests")
+    for _ in 0..<count { try await operation() }
+    await clients.shutdown()
+    await server.shutdown()
     exit(0)
 }
 
@@ -24,7 +46,8 @@ var rows: [Row] = []
 if wanted("http") {
     log("items 1-2: HTTP over loopback")
     let clients = ClientSet(baseURL: server.baseURL)
-    rows += try await HTTPBenchmarks(clients: clients, quick: quick).run()
+    let pair = arguments.firstIndex(of: "--pair").flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
+    rows += try await HTTPBenchmarks(clients: clients, quick: quick, pairFilter: pair).run()
     await clients.shutdown()
 }
 if wanted("pipeline") {
