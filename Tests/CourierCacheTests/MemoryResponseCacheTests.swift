@@ -27,6 +27,41 @@ import Testing
         #expect(cache.count == 2)
     }
 
+    /// Thousands of random stores, hits and removals against a plain list
+    /// kept in order of use: the cache keeps exactly the most recently used
+    /// keys, with the body last stored for each.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func evictsExactlyLikeAListInOrderOfUse(seed: UInt64) {
+        let limit = 16
+        let cache = MemoryResponseCache(configuration: .init(countLimit: limit, costLimit: .max))
+        var model: [(key: String, body: Data)] = []  // least recent first
+        var random = seed
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        for step in 0..<5_000 {
+            let key = "k\(next(40))"
+            switch next(10) {
+            case 0..<4:
+                let body = Data("\(key)@\(step)".utf8)
+                cache.store(makeEntry(key, body: body), forKey: key)
+                model.removeAll { $0.key == key }
+                model.append((key, body))
+                if model.count > limit { model.removeFirst() }
+            case 4..<9:
+                let expected = model.firstIndex { $0.key == key }
+                #expect(cache.entry(forKey: key)?.body == expected.map { model[$0].body })
+                if let expected { model.append(model.remove(at: expected)) }
+            default:
+                cache.removeEntry(forKey: key)
+                model.removeAll { $0.key == key }
+            }
+        }
+        #expect(cache.count == model.count)
+        for (key, body) in model { #expect(cache.entry(forKey: key)?.body == body) }
+    }
+
     @Test func dropsTheLeastRecentlyUsedBeyondTheByteLimit() {
         let body = Data(repeating: 7, count: 1_000)
         let oneEntry = makeEntry("a", body: body).cost

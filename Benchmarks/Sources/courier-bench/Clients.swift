@@ -40,12 +40,14 @@ enum Clients {
         return { _ = try await provider.request(target, mapper: mapper) }
     }
 
-    /// `URLSession.data(for:)` plus `JSONDecoder`.
+    /// `URLSession.data(for:)` plus `JSONDecoder` (one decoder for every
+    /// call, as `DecodableMapper` keeps one).
     static func bareURLSession(_ session: URLSession, baseURL: URL) -> BenchOperation {
         let request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        let decoder = JSONDecoder()
         return {
             let (data, _) = try await session.data(for: request)
-            _ = try JSONDecoder().decode(Payload.self, from: data)
+            _ = try decoder.decode(Payload.self, from: data)
         }
     }
 
@@ -58,9 +60,10 @@ enum Clients {
     /// `HTTPClient.execute` plus collecting the body and `JSONDecoder`.
     static func bareAsyncHTTPClient(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
         let request = HTTPClientRequest(url: baseURL.appendingPathComponent("json").absoluteString)
+        let decoder = JSONDecoder()
         return {
             let body = try await collect(client.execute(request, deadline: .distantFuture))
-            _ = try JSONDecoder().decode(Payload.self, from: body)
+            _ = try decoder.decode(Payload.self, from: body)
         }
     }
 

@@ -65,6 +65,13 @@ func seconds(_ body: () async throws -> Void) async rethrows -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
 }
 
+/// CPU seconds this process has used, on every thread.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+}
+
 /// Requests per second for `total` calls of `operation`, `concurrency` at a time.
 func throughput(
     total: Int,

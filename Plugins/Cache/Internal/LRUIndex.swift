@@ -2,60 +2,99 @@ import Courier
 /// Keys in order of last use, with a cost per key, so a store can find the
 /// least recently used entry and its total size in constant time.
 ///
-/// A doubly linked list threaded through a dictionary: every operation is
-/// O(1), which keeps hits flat at 100,000 entries.
+/// A doubly linked list of slots in an array, found through one dictionary
+/// from key to slot: touching, inserting and removing a key hash it once, and
+/// relinking its neighbours is array indexing. That keeps a hit flat (and
+/// cheap) at 100,000 entries.
 struct LRUIndex<Key: Hashable> {
-    private struct Node {
-        var cost: Int
-        var newer: Key?
-        var older: Key?
+    private struct Slot {
+        var key: Key?
+        var cost = 0
+        var newer = -1
+        var older = -1
     }
 
-    private var nodes: [Key: Node] = [:]
-    private var newest: Key?
-    private var oldest: Key?
+    private var slotOfKey: [Key: Int] = [:]
+    private var slots: [Slot] = []
+    /// Slots of removed keys, reused before the array grows.
+    private var freeSlots: [Int] = []
+    private var newest = -1
+    private var oldest = -1
 
     /// The sum of every key's cost.
     private(set) var totalCost = 0
 
     /// How many keys there are.
-    var count: Int { nodes.count }
+    var count: Int { slotOfKey.count }
 
     /// The least recently used key.
-    var leastRecent: Key? { oldest }
+    var leastRecent: Key? { oldest < 0 ? nil : slots[oldest].key }
 
-    func contains(_ key: Key) -> Bool { nodes[key] != nil }
+    func contains(_ key: Key) -> Bool { slotOfKey[key] != nil }
 
     /// Adds `key` (or updates its cost) as the most recently used.
     mutating func insert(_ key: Key, cost: Int) {
-        remove(key)
-        nodes[key] = Node(cost: cost, newer: nil, older: newest)
-        if let newest { nodes[newest]?.newer = key }
-        newest = key
-        if oldest == nil { oldest = key }
+        if let slot = slotOfKey[key] {
+            totalCost += cost - slots[slot].cost
+            slots[slot].cost = cost
+            moveToNewest(slot)
+            return
+        }
+        let slot: Int
+        if let reused = freeSlots.popLast() {
+            slot = reused
+            slots[slot] = Slot(key: key, cost: cost)
+        } else {
+            slot = slots.count
+            slots.append(Slot(key: key, cost: cost))
+        }
+        slotOfKey[key] = slot
         totalCost += cost
+        linkAsNewest(slot)
     }
 
     /// Marks `key` as the most recently used.
     mutating func touch(_ key: Key) {
-        guard let node = nodes[key] else { return }
-        insert(key, cost: node.cost)
+        guard let slot = slotOfKey[key] else { return }
+        moveToNewest(slot)
     }
 
     /// Removes `key`; returns whether it was there.
     @discardableResult
     mutating func remove(_ key: Key) -> Bool {
-        guard let node = nodes.removeValue(forKey: key) else { return false }
-        if let newer = node.newer { nodes[newer]?.older = node.older } else { newest = node.older }
-        if let older = node.older { nodes[older]?.newer = node.newer } else { oldest = node.newer }
-        totalCost -= node.cost
+        guard let slot = slotOfKey.removeValue(forKey: key) else { return false }
+        unlink(slot)
+        totalCost -= slots[slot].cost
+        slots[slot] = Slot()
+        freeSlots.append(slot)
         return true
     }
 
     mutating func removeAll() {
-        nodes = [:]
-        newest = nil
-        oldest = nil
-        totalCost = 0
+        self = LRUIndex()
+    }
+
+    // MARK: - Links
+
+    private mutating func moveToNewest(_ slot: Int) {
+        guard slot != newest else { return }
+        unlink(slot)
+        linkAsNewest(slot)
+    }
+
+    private mutating func linkAsNewest(_ slot: Int) {
+        slots[slot].older = newest
+        slots[slot].newer = -1
+        if newest >= 0 { slots[newest].newer = slot }
+        newest = slot
+        if oldest < 0 { oldest = slot }
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let (newer, older) = (slots[slot].newer, slots[slot].older)
+        if newer >= 0 { slots[newer].older = older } else { newest = older }
+        if older >= 0 { slots[older].newer = newer } else { oldest = newer }
+        slots[slot].newer = -1
+        slots[slot].older = -1
     }
 }
