@@ -34,6 +34,8 @@ public final class AsyncHTTPClientTransport: Transport {
     public let configuration: Configuration
     private let client: HTTPClient
     private let ownsClient: Bool
+    /// Every transfer's idle time-out, on one timer.
+    private let sweeper: IdleSweeper
 
     /// Creates a transport on a client you own.
     ///
@@ -47,6 +49,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.configuration = configuration
         self.ownsClient = false
+        self.sweeper = IdleSweeper(eventLoop: client.eventLoopGroup.next())
     }
 
     /// Creates a transport with its own client on the shared singleton event
@@ -62,6 +65,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
+        self.sweeper = IdleSweeper(eventLoop: client.eventLoopGroup.next())
     }
 
     /// Shuts down the client this transport created; does nothing for a client
@@ -82,7 +86,7 @@ public final class AsyncHTTPClientTransport: Transport {
             let hop: Hop
             let (hopRequest, hopFile) = (current, uploadFile)
             do {
-                hop = try await Watchdog.run(idleTimeout: timeout, on: client.eventLoopGroup.next()) { activity in
+                hop = try await Watchdog.run(idleTimeout: timeout, sweeper: sweeper) { activity in
                     try await self.transmit(hopRequest, uploadFile: hopFile, request: request, activity: activity)
                 }
             } catch {

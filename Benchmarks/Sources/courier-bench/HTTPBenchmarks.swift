@@ -31,16 +31,29 @@ struct HTTPBenchmarks {
         _ = try await throughput(total: 200, concurrency: 64, pair.bare)
         for concurrency in concurrencies {
             let total = concurrency == 1 ? (quick ? 300 : 1_000) : (quick ? 1_000 : 4_000)
+            // CPU time of the whole process (client, server, runtime) per
+            // request, sampled in the same rounds: steadier than wall time on
+            // a shared machine, and what a busy server pays.
+            var courierCPU: [Double] = []
+            var bareCPU: [Double] = []
+            func run(_ operation: @escaping BenchOperation, cpu: inout [Double]) async throws -> Double {
+                let start = processCPUSeconds()
+                let rate = try await throughput(total: total, concurrency: concurrency, operation)
+                cpu.append((processCPUSeconds() - start) / Double(total) * 1e6)
+                return rate
+            }
             let result = try await interleaved(
                 rounds: rounds,
-                courier: { try await throughput(total: total, concurrency: concurrency, pair.courier) },
-                bare: { try await throughput(total: total, concurrency: concurrency, pair.bare) }
+                courier: { try await run(pair.courier, cpu: &courierCPU) },
+                bare: { try await run(pair.bare, cpu: &bareCPU) }
             )
             let mode = concurrency == 1 ? "sequential" : "\(concurrency) concurrent"
             let row = Row(name: "\(label), \(mode)", unit: "req/s", courier: result.courier, bare: result.bare,
                           higherIsBetter: true)
-            log("  \(row.name): \(Int(row.courier)) vs \(Int(row.bare)) req/s")
-            rows.append(row)
+            let cpuRow = Row(name: "\(label), \(mode), CPU per request", unit: "us", courier: median(courierCPU),
+                             bare: median(bareCPU), higherIsBetter: false)
+            log("  \(row.name): \(Int(row.courier)) vs \(Int(row.bare)) req/s, \(Int(cpuRow.courier)) vs \(Int(cpuRow.bare)) us CPU")
+            rows += [row, cpuRow]
         }
         return rows
     }
