@@ -95,6 +95,8 @@ var targets: [Target] = [
         dependencies: [
             "Courier",
             .product(name: "AsyncHTTPClient", package: "async-http-client", condition: when("AsyncHTTPClient")),
+            // The decompression limit type of `Configuration.decompressesResponses`.
+            .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: when("AsyncHTTPClient")),
         ] + nio,
         path: "Plugins/AsyncHTTPClient"
     ),
@@ -177,6 +179,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
