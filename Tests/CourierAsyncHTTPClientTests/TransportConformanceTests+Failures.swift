@@ -48,26 +48,6 @@ extension TransportConformanceTests {
         }
     }
 
-    /// The time-out is for silence, not for the whole transfer: a body that
-    /// keeps arriving may take longer than the time-out. The gaps are sixteen
-    /// times shorter than the time-out: under the thread sanitizer, with the
-    /// rest of the suite running in parallel, the shared event loops stalled
-    /// a piece for more than 3 s.
-    @Test(arguments: TransportKind.allCases)
-    func aSteadyTransferOutlastsItsIdleTimeOut(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
-            let chunks = (0..<18).map { Data(repeating: UInt8($0), count: 1024) }
-            server.route("/steady") { _ in
-                LoopbackResponse(body: .chunked(chunks), chunkInterval: 0.5)
-            }
-            let clock = ContinuousClock()
-            let start = clock.now
-            let response = try await provider.request(TestTarget(server.baseURL, path: "/steady", timeout: 8))
-            #expect(clock.now - start > .seconds(8), "the transfer should take longer than the time-out")
-            #expect(response.data == chunks.reduce(Data(), +))
-        }
-    }
-
     @Test(arguments: TransportKind.allCases)
     func cancellingTheTaskCancelsAndClosesTheConnection(kind: TransportKind) async throws {
         try await kind.withProvider { provider, server in
