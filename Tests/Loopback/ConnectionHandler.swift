@@ -131,10 +131,7 @@ struct ConnectionHandler {
             case .data(let data):
                 if !data.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data)))) }
             case .chunked(let chunks):
-                for (index, chunk) in chunks.enumerated() where !chunk.isEmpty {
-                    if index > 0, response.chunkInterval > 0 {
-                        try await Task.sleep(nanoseconds: UInt64(response.chunkInterval * 1_000_000_000))
-                    }
+                for chunk in chunks where !chunk.isEmpty {
                     try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
                 }
             case .generated(let count, let seed):

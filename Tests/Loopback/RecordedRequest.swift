@@ -75,22 +75,12 @@ public struct LoopbackResponse: Sendable {
     public var body: Body
     /// Seconds to wait before answering.
     public var delay: TimeInterval
-    /// Seconds to wait between the pieces of a `.chunked` body: a slow but
-    /// steady transfer.
-    public var chunkInterval: TimeInterval
 
-    public init(
-        status: Int = 200,
-        headers: [(name: String, value: String)] = [],
-        body: Body = .data(Data()),
-        delay: TimeInterval = 0,
-        chunkInterval: TimeInterval = 0
-    ) {
+    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Body = .data(Data()), delay: TimeInterval = 0) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
-        self.chunkInterval = chunkInterval
     }
 
     /// A response with a text body.
