@@ -36,6 +36,9 @@ public final class URLSessionTransport: Transport {
     public let configuration: Configuration
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// The session configuration's request time-out, read once (the session's
+    /// `configuration` property returns a new copy on every read).
+    private let defaultTimeout: TimeInterval
 
     /// Creates a transport with its own `URLSession`.
     /// - Parameters:
@@ -53,6 +56,7 @@ public final class URLSessionTransport: Transport {
         queue.maxConcurrentOperationCount = 1
         queue.name = "Courier.URLSessionTransport"
         self.delegate = delegate
+        self.defaultTimeout = sessionConfiguration.timeoutIntervalForRequest
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
     }
 
@@ -62,7 +66,7 @@ public final class URLSessionTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws -> Response {
         var current = request.urlRequest
-        let timeout = request.timeout ?? session.configuration.timeoutIntervalForRequest
+        let timeout = request.timeout ?? defaultTimeout
         // URLSession on Linux truncates time-outs to whole seconds (0.3 s times
         // out at once). It gets the time-out rounded up; a fractional one is
         // enforced by the transport's own idle watchdog.
@@ -96,6 +100,9 @@ public final class URLSessionTransport: Transport {
         request: TransportRequest,
         watchdogTimeout: TimeInterval?
     ) async throws -> CompletedTask {
+        if request.progress == nil, request.downloadDestination == nil, request.uploadFile == nil, watchdogTimeout == nil {
+            return try await transmitInMemory(urlRequest)
+        }
         let task: URLSessionTask
         if let file = request.uploadFile {
             task = session.uploadTask(with: urlRequest, fromFile: file)
@@ -129,6 +136,25 @@ public final class URLSessionTransport: Transport {
             box.markCancelled()
             task.cancel()
         }
+    }
+
+    /// A request with nothing to observe (no progress, no file either way, no
+    /// fractional time-out), through `URLSession`'s async calls: they hand the
+    /// whole body over once instead of one delegate-queue hop per event, which
+    /// is most of the transport's cost on small responses. Redirect callbacks
+    /// still reach the session delegate, so 307/308 and credential stripping
+    /// follow the same rules as the delegate path.
+    private func transmitInMemory(_ urlRequest: URLRequest) async throws -> CompletedTask {
+        let (data, response): (Data, URLResponse)
+        if let body = urlRequest.httpBody {
+            var withoutBody = urlRequest
+            withoutBody.httpBody = nil
+            (data, response) = try await session.upload(for: withoutBody, from: body)
+        } else {
+            (data, response) = try await session.data(for: urlRequest)
+        }
+        guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return CompletedTask(response: response, body: data, temporaryFile: nil, receivedBytes: Int64(data.count))
     }
 
     /// The next request for a 307 or 308, which `URLSession` is not allowed to
