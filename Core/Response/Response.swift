@@ -12,10 +12,21 @@ public struct Response: Sendable, CustomStringConvertible {
     public let data: Data
     /// The request as it was sent, after every plugin's `prepare`.
     public let request: URLRequest?
-    /// The HTTP response, with its header fields.
-    public let response: HTTPURLResponse?
     /// Where a download's body was written, for the download tasks.
     public let fileURL: URL?
+    private let head: Head
+
+    /// The HTTP response, with its header fields.
+    ///
+    /// For a response created with ``init(statusCode:data:request:url:headerFields:fileURL:)``
+    /// it is made on first read (and kept).
+    public var response: HTTPURLResponse? {
+        switch head {
+        case .none: nil
+        case .made(let response): response
+        case .deferred(let deferred): deferred.response
+        }
+    }
 
     public init(
         statusCode: Int,
@@ -27,13 +38,55 @@ public struct Response: Sendable, CustomStringConvertible {
         self.statusCode = statusCode
         self.data = data
         self.request = request
-        self.response = response
+        self.head = response.map(Head.made) ?? .none
+        self.fileURL = fileURL
+    }
+
+    /// Creates a response from its status code and header fields, for a
+    /// ``Transport`` whose client does not hand over an `HTTPURLResponse`.
+    ///
+    /// Building an `HTTPURLResponse` parses its header fields, which costs as
+    /// much as a small request through a fast client, so ``response`` is made
+    /// only when first read; ``value(forHTTPHeaderField:)`` reads the fields
+    /// without making it.
+    ///
+    /// ```swift
+    /// Response(statusCode: 200, data: body, request: request, url: url,
+    ///          headerFields: ["Content-Type": "application/json"])
+    /// ```
+    /// - Parameters:
+    ///   - url: The URL the response came from.
+    ///   - headerFields: The header fields, repeated fields joined with ", ".
+    public init(
+        statusCode: Int,
+        data: Data,
+        request: URLRequest? = nil,
+        url: URL,
+        headerFields: [String: String],
+        fileURL: URL? = nil
+    ) {
+        self.statusCode = statusCode
+        self.data = data
+        self.request = request
+        self.head = .deferred(DeferredHTTPResponse(url: url, statusCode: statusCode, fields: headerFields))
+        self.fileURL = fileURL
+    }
+
+    private init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?) {
+        self.statusCode = statusCode
+        self.data = data
+        self.request = request
+        self.head = head
         self.fileURL = fileURL
     }
 
     /// The value of a response header field, matched case-insensitively.
     public func value(forHTTPHeaderField field: String) -> String? {
-        response?.value(forHTTPHeaderField: field)
+        switch head {
+        case .none: nil
+        case .made(let response): response.value(forHTTPHeaderField: field)
+        case .deferred(let deferred): deferred.value(forHTTPHeaderField: field)
+        }
     }
 
     public var description: String {
@@ -43,13 +96,55 @@ public struct Response: Sendable, CustomStringConvertible {
     /// Returns a copy with another body (for plugins that rewrite it, such as
     /// decompression).
     public func replacing(data: Data) -> Response {
-        Response(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
+        Response(statusCode: statusCode, data: data, request: request, head: head, fileURL: fileURL)
     }
 
     /// Returns a copy with another HTTP response (for plugins that rewrite
     /// headers).
     public func replacing(response: HTTPURLResponse?) -> Response {
         Response(statusCode: response?.statusCode ?? statusCode, data: data, request: request, response: response, fileURL: fileURL)
+    }
+}
+
+// MARK: - The HTTP response, made or deferred
+
+extension Response {
+    private enum Head: Sendable {
+        case none
+        case made(HTTPURLResponse)
+        case deferred(DeferredHTTPResponse)
+    }
+}
+
+/// Status code and header fields whose `HTTPURLResponse` is made on first
+/// read; shared by the copies of one ``Response``.
+private final class DeferredHTTPResponse: Sendable {
+    let url: URL
+    let statusCode: Int
+    let fields: [String: String]
+    private let made = Locked<HTTPURLResponse?>(nil)
+
+    init(url: URL, statusCode: Int, fields: [String: String]) {
+        self.url = url
+        self.statusCode = statusCode
+        self.fields = fields
+    }
+
+    var response: HTTPURLResponse? {
+        made.withLock { made in
+            if let made { return made }
+            made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+            return made
+        }
+    }
+
+    func value(forHTTPHeaderField name: String) -> String? {
+        if let value = fields[name] { return value }
+        let lowercased = name.lowercased()
+        for (field, value) in fields where field.lowercased() == lowercased {
+            return value
+        }
+        return nil
     }
 }
 

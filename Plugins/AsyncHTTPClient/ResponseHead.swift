@@ -59,15 +59,19 @@ struct ResponseHead: Sendable {
         return TransferProgress(direction: .download, completedBytes: received, totalBytes: total)
     }
 
-    /// The `HTTPURLResponse`, with `Content-Encoding` removed and
-    /// `Content-Length` set to the decoded size when the client decoded it.
+    /// The header fields handed over: without `Content-Encoding` and with
+    /// `Content-Length` set to the decoded size when the client decoded the body.
+    func headerFields(bodyLength: Int64) -> [String: String] {
+        guard isDecoded else { return fields }
+        var fields = fields.filter { !["content-encoding", "content-length"].contains($0.key.lowercased()) }
+        fields["Content-Length"] = String(bodyLength)
+        return fields
+    }
+
+    /// The `HTTPURLResponse` with ``headerFields(bodyLength:)``.
     func httpResponse(bodyLength: Int64) throws -> HTTPURLResponse {
-        var fields = fields
-        if isDecoded {
-            fields = fields.filter { !["content-encoding", "content-length"].contains($0.key.lowercased()) }
-            fields["Content-Length"] = String(bodyLength)
-        }
-        guard let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields) else {
+        guard let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1",
+                                              headerFields: headerFields(bodyLength: bodyLength)) else {
             throw NetworkError.transport(URLError(.badServerResponse))
         }
         return response
@@ -84,8 +88,9 @@ struct ReceivedResponse: Sendable {
     func makeResponse(destination: DownloadDestination?) throws -> Response {
         switch body {
         case .memory(let data):
-            let response = try head.httpResponse(bodyLength: Int64(data.count))
-            return Response(statusCode: head.statusCode, data: data, request: request, response: response)
+            // The HTTPURLResponse is made only if somebody reads it.
+            return Response(statusCode: head.statusCode, data: data, request: request, url: head.url,
+                            headerFields: head.headerFields(bodyLength: Int64(data.count)))
         case .file(let temporaryFile, let length):
             let response: HTTPURLResponse
             do {
