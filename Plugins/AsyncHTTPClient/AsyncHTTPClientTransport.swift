@@ -86,8 +86,12 @@ public final class AsyncHTTPClientTransport: Transport {
             let hop: Hop
             let (hopRequest, hopFile) = (current, uploadFile)
             do {
-                hop = try await Watchdog.run(idleTimeout: timeout, sweeper: sweeper) { activity in
-                    try await self.transmit(hopRequest, uploadFile: hopFile, request: request, activity: activity)
+                if BufferedExchange.fits(hopRequest, uploadFile: hopFile, request: request) {
+                    hop = try await transmitBuffered(hopRequest, timeout: timeout)
+                } else {
+                    hop = try await Watchdog.run(idleTimeout: timeout, sweeper: sweeper) { activity in
+                        try await self.transmit(hopRequest, uploadFile: hopFile, request: request, activity: activity)
+                    }
                 }
             } catch {
                 // Cancelling tears the connection down, which AsyncHTTPClient may
@@ -152,6 +156,19 @@ public final class AsyncHTTPClientTransport: Transport {
             throw error
         }
         return .finished(ReceivedResponse(head: head, request: urlRequest, body: try sink.finish()))
+    }
+
+    /// One exchange through ``BufferedExchange``: the body arrives whole.
+    private func transmitBuffered(_ urlRequest: URLRequest, timeout: TimeInterval) async throws -> Hop {
+        guard let url = urlRequest.url else { throw NetworkError.requestBuildFailed(URLError(.badURL)) }
+        let (head, body) = try await BufferedExchange.run(urlRequest, url: url, on: client, idleTimeout: timeout, sweeper: sweeper)
+        let responseHead = ResponseHead(status: head.status, headers: head.headers, url: url,
+                                        clientDecompresses: configuration.decompressesResponses)
+        if configuration.followsRedirects, let redirect = Redirect.next(after: responseHead, for: urlRequest) {
+            return .redirect(redirect)
+        }
+        let data = body.map { Data($0.readableBytesView) } ?? Data()
+        return .finished(ReceivedResponse(head: responseHead, request: urlRequest, body: .memory(data)))
     }
 
     /// Executes `outgoing`, queuing again when AsyncHTTPClient gives up waiting

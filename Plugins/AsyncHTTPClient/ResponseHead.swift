@@ -23,9 +23,13 @@ struct ResponseHead: Sendable {
     let isDecoded: Bool
 
     init(_ response: HTTPClientResponse, url: URL, clientDecompresses: Bool) {
+        self.init(status: response.status, headers: response.headers, url: url, clientDecompresses: clientDecompresses)
+    }
+
+    init(status: HTTPResponseStatus, headers: HTTPHeaders, url: URL, clientDecompresses: Bool) {
         var fields: [String: String] = [:]
         var spellings: [String: String] = [:]
-        for (name, value) in response.headers {
+        for (name, value) in headers {
             let lowercased = name.lowercased()
             if let key = spellings[lowercased], let existing = fields[key] {
                 fields[key] = "\(existing), \(value)"
@@ -34,11 +38,11 @@ struct ResponseHead: Sendable {
                 fields[name] = value
             }
         }
-        let encoding = response.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let encoding = headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
         self.url = url
-        self.statusCode = Int(response.status.code)
+        self.statusCode = Int(status.code)
         self.fields = fields
-        self.headers = response.headers
+        self.headers = headers
         self.isDecoded = clientDecompresses && encoding.map(Self.decodedEncodings.contains) == true
     }
 

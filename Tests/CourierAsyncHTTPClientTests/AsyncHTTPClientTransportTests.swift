@@ -40,8 +40,12 @@ import Testing
 
     /// AsyncHTTPClient fails a request that waited longer than its connect
     /// time-out for a pooled connection; the transport queues it again, so
-    /// only the target's time-out ends the wait, as with URLSession.
-    @Test func aRequestWaitingForAPooledConnectionOutlastsTheConnectTimeout() async throws {
+    /// only the target's time-out ends the wait, as with URLSession. Both
+    /// ways through the transport: collected whole, and streamed (a progress
+    /// handler makes a request stream).
+    @Test(arguments: [false, true])
+    func aRequestWaitingForAPooledConnectionOutlastsTheConnectTimeout(streamed: Bool) async throws {
+        let progress = progress(streamed: streamed)
         try await withServer { server in
             let gate = Gate()
             server.route("/held") { _ in
@@ -57,9 +61,9 @@ import Testing
 
             let holder = Task { try await provider.request(TestTarget(server.baseURL, path: "/held")) }
             _ = await server.waitForRequest(to: "/held")
-            let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200")) }
+            let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200"), progress: progress) }
             let bounded = Task {
-                try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5))
+                try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), progress: progress)
             }
             // Not an ordering guess: the only connection is held by the gate,
             // so both requests are queued; the sleep lets ten connect time-outs

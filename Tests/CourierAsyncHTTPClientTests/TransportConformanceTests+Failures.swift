@@ -31,15 +31,18 @@ extension TransportConformanceTests {
         }
     }
 
-    @Test(arguments: TransportKind.allCases)
-    func aFractionalTimeOutFailsWithTimedOut(kind: TransportKind) async throws {
+    /// Streamed: a progress handler makes both transports take their
+    /// streaming path; without one, they hand the body over whole.
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func aFractionalTimeOutFailsWithTimedOut(kind: TransportKind, streamed: Bool) async throws {
         try await kind.withProvider { provider, server in
             let gate = Gate()
             server.route("/hold") { _ in
                 await gate.wait()
                 return .text("late")
             }
-            let error = await failure(of: TestTarget(server.baseURL, path: "/hold", timeout: 0.5), on: provider)
+            let error = await failure(of: TestTarget(server.baseURL, path: "/hold", timeout: 0.5), on: provider,
+                                      progress: progress(streamed: streamed))
             gate.open()
             guard case .timedOut = error else {
                 Issue.record("expected timedOut, got \(String(describing: error))")
@@ -48,15 +51,17 @@ extension TransportConformanceTests {
         }
     }
 
-    @Test(arguments: TransportKind.allCases)
-    func cancellingTheTaskCancelsAndClosesTheConnection(kind: TransportKind) async throws {
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func cancellingTheTaskCancelsAndClosesTheConnection(kind: TransportKind, streamed: Bool) async throws {
         try await kind.withProvider { provider, server in
             let gate = Gate()
             server.route("/hold") { _ in
                 await gate.wait()
                 return .text("late")
             }
-            let task = Task { try await provider.request(TestTarget(server.baseURL, path: "/hold")) }
+            let task = Task {
+                try await provider.request(TestTarget(server.baseURL, path: "/hold"), progress: progress(streamed: streamed))
+            }
             let received = try await withDeadline { await server.waitForRequest(to: "/hold") }
             task.cancel()
             let error = await task.result.failure as? NetworkError
