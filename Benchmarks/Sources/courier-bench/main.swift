@@ -13,9 +13,9 @@ if let index = arguments.firstIndex(of: "--child-download"), arguments.count > i
     exit(0)
 }
 
-// --profile NAME courier|bare N: only N sequential requests of one side of the
-// HTTP pair whose name contains NAME, for a profiler such as
-// `valgrind --tool=callgrind`.
+// --profile NAME courier|bare N [C]: only N requests (C at a time, 1 unless
+// given) of one side of the HTTP pair whose name contains NAME, for a profiler
+// such as `perf record -g`.
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 3]) {
     let server = try await BenchServer.start()
@@ -27,8 +27,16 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
         exit(2)
     }
     let operation = arguments[index + 2] == "bare" ? pair.bare : pair.courier
-    log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests")
-    for _ in 0..<count { try await operation() }
+    let concurrency = arguments.count > index + 4 ? max(1, Int(arguments[index + 4]) ?? 1) : 1
+    log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests, \(concurrency) at a time")
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<concurrency {
+            group.addTask {
+                for _ in stride(from: worker, to: count, by: concurrency) { try await operation() }
+            }
+        }
+        try await group.waitForAll()
+    }
     await clients.shutdown()
     await server.shutdown()
     exit(0)
