@@ -11,6 +11,10 @@ import FoundationNetworking
 /// redirects itself so a body is never silently dropped, strips credentials
 /// from redirects to another origin, and hands over bodies with the
 /// `Content-Encoding` header removed when `URLSession` has already decoded them.
+/// A request with nothing to observe (no progress handler, no file either way,
+/// a whole-second time-out) goes through `URLSession`'s async `data(for:)` and
+/// `upload(for:from:)`, which hand the body over once, under the same redirect
+/// rules.
 ///
 /// On Linux, `CourierAsyncHTTPClient`'s transport is several times faster;
 /// this one needs no package.

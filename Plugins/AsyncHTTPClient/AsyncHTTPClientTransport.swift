@@ -29,6 +29,11 @@ import NIOPosix
 /// `GET` without body; 307 and 308 keep method and body; credentials never
 /// follow a redirect to another origin), and leaves decompression to
 /// `CourierGzip` unless ``Configuration/decompressesResponses`` is set.
+///
+/// A request with nothing to stream (no file either way, no progress handler,
+/// a body of at most 64 KiB) is collected whole on the event loop and handed
+/// over once; anything else streams in a task of its own. Both ways honour the
+/// idle time-out and task cancellation alike.
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration in force.
     public let configuration: Configuration
