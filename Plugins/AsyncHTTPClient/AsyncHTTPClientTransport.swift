@@ -176,31 +176,38 @@ public final class AsyncHTTPClientTransport: Transport {
         return .finished(ReceivedResponse(head: responseHead, request: urlRequest, body: .memory(data)))
     }
 
-    /// Executes `outgoing`, queuing again when AsyncHTTPClient gives up waiting
-    /// for a pooled connection.
-    ///
-    /// AsyncHTTPClient fails a request that waited longer than its connect
-    /// time-out (10 s by default) for one of its connections (8 per host by
-    /// default) with `getConnectionFromPoolTimeout`, even though the request
-    /// never left. URLSession keeps such a request queued until the request's
-    /// own time-out, and so does this transport: the request goes back into
-    /// the queue (with a fresh body, as none of it was sent), and the idle
-    /// watchdog around the transmission ends the wait with
-    /// ``NetworkError/timedOut(_:)`` after the target's time-out.
-    /// A connection that cannot be made fails at once with its own error:
-    /// AsyncHTTPClient reports the connect failure instead of the pool time-out.
+    /// Executes `outgoing` through ``requeuingPoolTimeouts(_:)``, with a
+    /// fresh body for every attempt.
     private func executeWaitingForConnection(
         _ outgoing: HTTPClientRequest,
-        body: (inout HTTPClientRequest) throws -> Void
+        body: @escaping (inout HTTPClientRequest) throws -> Void
     ) async throws -> HTTPClientResponse {
-        var outgoing = outgoing
-        while true {
+        try await requeuingPoolTimeouts {
+            var outgoing = outgoing
             try body(&outgoing)
-            do {
-                return try await client.execute(outgoing, deadline: .distantFuture)
-            } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout {
-                try Task.checkCancellation()
-            }
+            return try await self.client.execute(outgoing, deadline: .distantFuture)
+        }
+    }
+}
+
+/// Runs `attempt` again whenever AsyncHTTPClient gives up waiting for a pooled
+/// connection; both of the transport's paths send through it.
+///
+/// AsyncHTTPClient fails a request that waited longer than its connect
+/// time-out (10 s by default) for one of its connections (8 per host by
+/// default) with `getConnectionFromPoolTimeout`, even though the request never
+/// left. URLSession keeps such a request queued until the request's own
+/// time-out, and so does this transport: the request goes back into the queue,
+/// and the idle time-out around the exchange ends the wait with
+/// ``NetworkError/timedOut(_:)`` after the target's time-out. A connection that
+/// cannot be made fails at once with its own error: AsyncHTTPClient reports the
+/// connect failure instead of the pool time-out.
+func requeuingPoolTimeouts<Value>(_ attempt: () async throws -> Value) async throws -> Value {
+    while true {
+        do {
+            return try await attempt()
+        } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout {
+            try Task.checkCancellation()
         }
     }
 }

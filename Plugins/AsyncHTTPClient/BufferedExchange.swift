@@ -53,19 +53,13 @@ enum BufferedExchange {
         defer { sweeper.unwatch(watch) }
         do {
             return try await withTaskCancellationHandler {
-                while true {
+                try await requeuingPoolTimeouts {
                     let task = client.execute(request: outgoing, delegate: Collector(activity: activity), eventLoop: .indifferent)
                     current.withLock { $0 = task }
                     // The watch or a cancellation may have fired before the task was stored.
                     if timedOut.withLock({ $0 }) || Task.isCancelled { task.cancel() }
-                    do {
-                        let collected = try await task.futureResult.get()
-                        return (collected.head, collected.body)
-                    } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout {
-                        // Queued again, as the streaming path does: only the
-                        // target's time-out ends a wait for a pooled connection.
-                        try Task.checkCancellation()
-                    }
+                    let collected = try await task.futureResult.get()
+                    return (collected.head, collected.body)
                 }
             } onCancel: {
                 current.withLock { $0 }?.cancel()
