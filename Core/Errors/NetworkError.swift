@@ -44,8 +44,18 @@ public enum NetworkError: Error, Sendable {
     case authenticationFailed(any Error)
     /// A plugin failed for a reason of its own; `plugin` names it.
     case plugin(String, any Error)
-    /// Any other transport failure (a TLS error, too many redirects, a response
-    /// that is not HTTP).
+    /// A redirect was not followed: it led to a scheme other than `http` or
+    /// `https`, from `https` to `http`, or past the redirect limit.
+    case redirectRefused(RedirectFailure)
+    /// The response body outgrew its size limit; the transfer was stopped and
+    /// nothing of it is kept.
+    case responseTooLarge(ResponseTooLarge)
+    /// A download arrived but could not be put at its destination.
+    case downloadFailed(DownloadFailure)
+    /// The server's answer is not valid HTTP (a malformed status line, a
+    /// header block too large to read).
+    case invalidResponse(any Error)
+    /// Any other transport failure (a TLS error, a response that is not HTTP).
     case transport(any Error)
 }
 
@@ -65,8 +75,15 @@ extension NetworkError {
         switch self {
         case .requestBuildFailed(let error), .noConnection(let error), .serverUnreachable(let error),
              .timedOut(let error), .connectionLost(let error), .mappingFailed(_, let error),
-             .authenticationFailed(let error), .plugin(_, let error), .transport(let error):
+             .authenticationFailed(let error), .plugin(_, let error), .transport(let error),
+             .invalidResponse(let error):
             error
+        case .redirectRefused(let failure):
+            failure
+        case .responseTooLarge(let failure):
+            failure
+        case .downloadFailed(let failure):
+            failure
         case .cancelled, .statusCode:
             nil
         }
@@ -117,6 +134,8 @@ extension NetworkError {
             .connectionLost(error)
         case .badURL, .unsupportedURL:
             .requestBuildFailed(error)
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+            .invalidResponse(error)
         default:
             .transport(error)
         }
@@ -166,6 +185,14 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             "Authentication failed: \(error). " + ((error as? any LocalizedError)?.recoverySuggestion ?? "Sign in again.")
         case .plugin(let name, let error):
             "The plugin \(name) failed: \(error)."
+        case .redirectRefused(let failure):
+            "A redirect was not followed: \(failure)."
+        case .responseTooLarge(let failure):
+            "The response was stopped: \(failure)."
+        case .downloadFailed(let failure):
+            "The download could not be saved: \(failure)."
+        case .invalidResponse(let error):
+            "The server's answer is not valid HTTP (\(Self.detail(error))). The server or a proxy in between is misbehaving."
         case .transport(let error):
             "The request failed in the transport: \(Self.detail(error))."
         }

@@ -16,14 +16,18 @@ final class InflightRegistry: Sendable {
         let url: String
         let headers: [String]
         let body: Data?
+        /// The transfer's time-out, deadline and size limit: callers that
+        /// would fail differently never share a transfer.
+        let timeout: TimeInterval
+        let deadline: TimeInterval?
+        let maximumResponseSize: Int64?
 
         /// `nil` for requests that never merge: not GET or HEAD, uploads,
         /// downloads, streamed bodies and requests that report progress.
-        init?(_ request: TransportRequest) {
-            let urlRequest = request.urlRequest
+        init?(_ urlRequest: URLRequest, inputs: TransferInputs) {
             let method = urlRequest.httpMethod?.uppercased() ?? "GET"
             guard method == "GET" || method == "HEAD",
-                  request.uploadFile == nil, request.downloadDestination == nil, request.progress == nil,
+                  inputs.uploadFile == nil, inputs.downloadDestination == nil, inputs.progress == nil,
                   urlRequest.httpBodyStream == nil,
                   let url = urlRequest.url?.absoluteString
             else { return nil }
@@ -33,6 +37,9 @@ final class InflightRegistry: Sendable {
                 .map { "\($0.key.lowercased()):\($0.value)" }
                 .sorted()
             self.body = urlRequest.httpBody
+            self.timeout = urlRequest.timeoutInterval
+            self.deadline = inputs.deadline
+            self.maximumResponseSize = inputs.maximumResponseSize
         }
     }
 
@@ -45,7 +52,15 @@ final class InflightRegistry: Sendable {
     private let flights = Locked<[Key: Flight]>([:])
     private let nextWaiter = Locked<UInt64>(0)
 
-    func run(_ key: Key, operation: @escaping @Sendable () async throws -> Response) async throws -> Response {
+    func run(_ key: Key, operation: @escaping @Sendable () async throws(NetworkError) -> Response) async throws(NetworkError) -> Response {
+        do {
+            return try await join(key, operation: operation)
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+    }
+
+    private func join(_ key: Key, operation: @escaping @Sendable () async throws(NetworkError) -> Response) async throws -> Response {
         let waiter = nextWaiter.withLock { id in
             id += 1
             return id

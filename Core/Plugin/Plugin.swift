@@ -15,7 +15,8 @@ import FoundationNetworking
 ///    may answer without calling `next` (a cache hit), or call `next` more than
 ///    once (a replay after a token refresh, a retry).
 /// 3. Each transmission — every call of the innermost `next` — runs
-///    `a.willSend`, `b.willSend`, then the transport (or the stub).
+///    `a.willSend`, `b.willSend`, then the transfer stage (or the stub), which
+///    follows redirects and applies time-outs and size limits.
 /// 4. `a.didReceive`, `b.didReceive`: observe the final result. Once per call.
 /// 5. `a.process`, then `b.process`: change the result (decompress, turn errors
 ///    into domain errors). Once per call.
@@ -79,8 +80,9 @@ public protocol Plugin: Sendable {
 }
 
 /// Sends a request onwards, through the remaining plugins' `intercept` and then
-/// the transport, and returns the response, whatever its status.
-public typealias PluginNext = @Sendable (URLRequest) async throws -> Response
+/// the transfer stage, and returns the response, whatever its status.
+/// - Throws: ``NetworkError``, already classified.
+public typealias PluginNext = @Sendable (URLRequest) async throws(NetworkError) -> Response
 
 extension Plugin {
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {

@@ -21,20 +21,19 @@ public struct RequestContext: Sendable {
     /// When the call started.
     public let startedAt: Date
 
-    let uploadFile: URL?
-    let downloadDestination: DownloadDestination?
-    let progress: ProgressHandler?
-    let timeout: TimeInterval?
+    /// Whether the request downloads to a file.
+    public let isDownload: Bool
+    /// Whether the request uploads from a file (a file task, or a multipart
+    /// body too large to build in memory).
+    public private(set) var isFileUpload: Bool
     private let attempts: Locked<Int>
 
     init(
         target: any TargetType,
         options: RequestOptions,
         stubBehavior: StubBehavior,
-        uploadFile: URL? = nil,
-        downloadDestination: DownloadDestination? = nil,
-        progress: ProgressHandler? = nil,
-        timeout: TimeInterval? = nil
+        isDownload: Bool = false,
+        isFileUpload: Bool = false
     ) {
         self.target = target
         self.id = RequestContext.nextID.withLock { id in
@@ -44,10 +43,8 @@ public struct RequestContext: Sendable {
         self.options = options
         self.stubBehavior = stubBehavior
         self.startedAt = Date()
-        self.uploadFile = uploadFile
-        self.downloadDestination = downloadDestination
-        self.progress = progress
-        self.timeout = timeout
+        self.isDownload = isDownload
+        self.isFileUpload = isFileUpload
         self.attempts = Locked(0)
     }
 
@@ -62,28 +59,9 @@ public struct RequestContext: Sendable {
         request.httpBodyStream == nil
     }
 
-    /// Whether the request downloads to a file.
-    public var isDownload: Bool { downloadDestination != nil }
-
-    /// Whether the request uploads from a file (a file task, or a multipart
-    /// body too large to build in memory).
-    public var isFileUpload: Bool { uploadFile != nil }
-
-    func attaching(uploadFile: URL) -> RequestContext {
-        RequestContext(copying: self, uploadFile: uploadFile)
-    }
-
-    private init(copying other: RequestContext, uploadFile: URL?) {
-        self.target = other.target
-        self.id = other.id
-        self.options = other.options
-        self.stubBehavior = other.stubBehavior
-        self.startedAt = other.startedAt
-        self.uploadFile = uploadFile
-        self.downloadDestination = other.downloadDestination
-        self.progress = other.progress
-        self.timeout = other.timeout
-        self.attempts = other.attempts
+    /// Marks the call as uploading from a file, once its body is built.
+    mutating func markFileUpload() {
+        isFileUpload = true
     }
 
     func beginAttempt() -> Int {

@@ -3,29 +3,35 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// The request pipeline, step by step as DESIGN.md describes it: endpoint,
-// URLRequest, prepare, the intercept chain around willSend and the transport,
-// didReceive, process, validation.
+// The request pipeline, step by step: endpoint, URLRequest, prepare, the
+// intercept chain around willSend and the transfer stage, didReceive,
+// process, validation, and placing a download.
 
 extension Provider {
     func perform(_ target: Target, options: RequestOptions, progress: ProgressHandler?) async throws(NetworkError) -> Response {
         if Task.isCancelled { throw .cancelled }
-        let endpoint = endpointClosure(target)
+        var endpoint = endpointClosure(target)
+        if endpoint.timeout == nil {
+            endpoint = endpoint.replacing(timeout: transfer.timeout)
+        }
         var body = UploadBody.none
         defer { body.removeTemporaryFile() }
 
-        let result: Result<Response, NetworkError>
+        var inputs = TransferInputs(downloadDestination: endpoint.task.downloadDestination, progress: progress,
+                                    deadline: endpoint.deadline, maximumResponseSize: endpoint.maximumResponseSize)
+        defer { inputs.downloads.discardUnplaced() }
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
-                                     downloadDestination: endpoint.task.downloadDestination,
-                                     progress: progress, timeout: endpoint.timeout)
+                                     isDownload: inputs.downloadDestination != nil)
+        let result: Result<Response, NetworkError>
         do throws(NetworkError) {
             var request = try await buildRequest(endpoint)
             body = try UploadBody.make(for: endpoint.task, request: &request)
             if let file = body.file {
-                context = context.attaching(uploadFile: file)
+                inputs.uploadFile = file
+                context.markFileUpload()
             }
             request = try await prepare(request, context: context)
-            result = .success(try await intercepted(request, context: context, sample: endpoint.sampleResponseClosure))
+            result = .success(try await intercepted(request, context: context, inputs: inputs, sample: endpoint.sampleResponseClosure))
         } catch {
             result = .failure(error)
         }
@@ -41,7 +47,12 @@ extension Provider {
         guard target.validationType.accepts(response.statusCode) else {
             throw .statusCode(response)
         }
-        return response
+        // A download is written to its destination only for a 2xx status: an
+        // error page never replaces a file, whatever the validation type.
+        if context.isDownload, context.stubBehavior == .never, !(200..<300).contains(response.statusCode) {
+            throw .statusCode(response)
+        }
+        return try response.placingDownload()
     }
 
     // MARK: - Steps
@@ -74,14 +85,15 @@ extension Provider {
     private func intercepted(
         _ request: URLRequest,
         context: RequestContext,
+        inputs: TransferInputs,
         sample: @escaping Endpoint.SampleResponseClosure
     ) async throws(NetworkError) -> Response {
-        var next: PluginNext = { request in
-            try await self.transmit(request, context: context, sample: sample)
+        var next: PluginNext = { (request) async throws(NetworkError) -> Response in
+            try await self.transmit(request, context: context, inputs: inputs, sample: sample)
         }
         for plugin in plugins.reversed() {
             let inner = next
-            next = { request in
+            next = { (request) async throws(NetworkError) -> Response in
                 do {
                     return try await plugin.intercept(request, context: context, next: inner)
                 } catch {
@@ -89,20 +101,15 @@ extension Provider {
                 }
             }
         }
-        do {
-            return try await next(request)
-        } catch let error as NetworkError {
-            throw error
-        } catch {
-            throw NetworkError(transportError: error)
-        }
+        return try await next(request)
     }
 
     /// One transmission: every plugin's `willSend`, then the stub or the
-    /// transport.
+    /// transfer stage.
     private func transmit(
         _ request: URLRequest,
         context: RequestContext,
+        inputs: TransferInputs,
         sample: Endpoint.SampleResponseClosure
     ) async throws(NetworkError) -> Response {
         if Task.isCancelled { throw .cancelled }
@@ -112,34 +119,22 @@ extension Provider {
         }
         switch context.stubBehavior {
         case .never:
-            return try await send(request, context: context)
+            let stage = Transfer(transport: transport, configuration: transfer)
+            if coalescesRequests, let key = InflightRegistry.Key(request, inputs: inputs) {
+                return try await inflight.run(key) { () async throws(NetworkError) -> Response in
+                    try await stage.run(request, inputs: inputs)
+                }
+            }
+            return try await stage.run(request, inputs: inputs)
         case .immediate:
             return try stubResponse(sample(), for: request)
         case .delayed(let seconds):
             do {
-                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                try await Task.sleep(nanoseconds: Watchdog.nanoseconds(seconds))
             } catch {
                 throw .cancelled
             }
             return try stubResponse(sample(), for: request)
-        }
-    }
-
-    private func send(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> Response {
-        let transportRequest = TransportRequest(
-            urlRequest: request,
-            uploadFile: context.uploadFile,
-            downloadDestination: context.downloadDestination,
-            timeout: context.timeout,
-            progress: context.progress
-        )
-        do {
-            if coalescesRequests, let key = InflightRegistry.Key(transportRequest) {
-                return try await inflight.run(key) { try await self.transport.send(transportRequest) }
-            }
-            return try await transport.send(transportRequest)
-        } catch {
-            throw NetworkError(transportError: error)
         }
     }
 

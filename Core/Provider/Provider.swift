@@ -26,6 +26,9 @@ public final class Provider<Target: TargetType>: Sendable {
     public let stubClosure: StubClosure
     public let transport: any Transport
     public let plugins: [any Plugin]
+    /// How bytes move: redirects, time-outs, deadline and size limits, the
+    /// same on every transport.
+    public let transfer: TransferConfiguration
     /// Whether identical in-flight GET and HEAD requests share one transfer.
     public let coalescesRequests: Bool
 
@@ -45,6 +48,8 @@ public final class Provider<Target: TargetType>: Sendable {
     ///   - transport: What sends requests; ``URLSessionTransport/shared`` by
     ///     default.
     ///   - plugins: Middleware, in order (see ``Plugin``).
+    ///   - transfer: Redirects, time-outs, deadline and size limits (see
+    ///     ``TransferConfiguration``).
     ///   - coalescesRequests: When `true`, identical GET and HEAD requests in
     ///     flight at the same time (same URL with its query, header fields and
     ///     body) share one transfer; each caller still gets its own plugins,
@@ -57,6 +62,7 @@ public final class Provider<Target: TargetType>: Sendable {
         stubClosure: @escaping StubClosure = Provider.neverStub,
         transport: any Transport = URLSessionTransport.shared,
         plugins: [any Plugin] = [],
+        transfer: TransferConfiguration = TransferConfiguration(),
         coalescesRequests: Bool = false
     ) {
         self.endpointClosure = endpointClosure
@@ -64,6 +70,7 @@ public final class Provider<Target: TargetType>: Sendable {
         self.stubClosure = stubClosure
         self.transport = transport
         self.plugins = plugins
+        self.transfer = transfer
         self.coalescesRequests = coalescesRequests
     }
 
@@ -124,7 +131,9 @@ extension Provider {
             method: target.method,
             task: target.task,
             httpHeaderFields: target.headers,
-            timeout: target.timeout
+            timeout: target.timeout,
+            deadline: target.deadline,
+            maximumResponseSize: target.maximumResponseSize
         )
     }
 

@@ -3,19 +3,25 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Chooses where a downloaded file goes, given the temporary file it was
-/// streamed to and the server's response.
+/// Chooses where a downloaded file goes, given a name for the file on its way
+/// and the server's response head. Called once the head arrives; the body is
+/// written to a 0600 temporary file next to the destination and moved there
+/// only after the response passed validation.
+///
+/// A name that comes from the server is hostile until checked: pass it
+/// through ``DownloadDestinations/safeFileName(_:fallback:)``, as
+/// ``DownloadDestinations/suggestedFile(in:)`` does.
 ///
 /// ```swift
 /// let destination: DownloadDestination = { _, response in
-///     let folder = URL.documentsDirectory
-///     return (folder.appendingPathComponent(response.suggestedFilename ?? "download"), [.removePreviousFile])
+///     let name = DownloadDestinations.safeFileName(response.suggestedFilename)
+///     return (URL.documentsDirectory.appendingPathComponent(name), [.uniqueFileName])
 /// }
 /// ```
 public typealias DownloadDestination = @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse)
     -> (destinationURL: URL, options: DownloadOptions)
 
-/// What to do at a download's destination before the file is moved there.
+/// What to do at a download's destination when the file is moved there.
 public struct DownloadOptions: OptionSet, Sendable {
     public let rawValue: Int
 
@@ -23,10 +29,14 @@ public struct DownloadOptions: OptionSet, Sendable {
         self.rawValue = rawValue
     }
 
-    /// Creates the folders leading to the destination.
+    /// Creates the folders leading to the destination (0700).
     public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
-    /// Replaces a file already at the destination.
+    /// Replaces a file already at the destination, atomically. A folder is
+    /// never replaced.
     public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
+    /// When a file is already at the destination, keeps it and saves the
+    /// download as `name (2).ext`, `name (3).ext`, and so on.
+    public static let uniqueFileName = DownloadOptions(rawValue: 1 << 2)
 }
 
 /// Ready-made destinations.
@@ -36,11 +46,15 @@ public enum DownloadDestinations {
         { _, _ in (url, [.createIntermediateDirectories, .removePreviousFile]) }
     }
 
-    /// A file named after the response (or the URL) in `directory`.
+    /// A file in `directory` named after the response's `Content-Disposition`
+    /// (or the URL), made safe by ``safeFileName(_:fallback:)``. It never
+    /// leaves `directory` and never replaces a file there: a name already taken
+    /// gets a number.
     public static func suggestedFile(in directory: URL) -> DownloadDestination {
-        { temporaryURL, response in
-            let name = response.suggestedFilename ?? temporaryURL.lastPathComponent
-            return (directory.appendingPathComponent(name), [.createIntermediateDirectories, .removePreviousFile])
+        { _, response in
+            let urlName = response.url.map { safeFileName($0.lastPathComponent) }
+            let name = safeFileName(response.suggestedFilename, fallback: urlName ?? "download")
+            return (directory.appendingPathComponent(name), [.createIntermediateDirectories, .uniqueFileName])
         }
     }
 }

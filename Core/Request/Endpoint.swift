@@ -24,8 +24,15 @@ public struct Endpoint: Sendable {
     public let method: HTTPMethod
     public let task: RequestTask
     public let httpHeaderFields: [String: String]?
-    /// The time-out in seconds, or `nil` for the transport's.
+    /// The idle time-out in seconds, or `nil` for the provider's. It becomes
+    /// the request's `timeoutInterval`, which the transfer stage reads as the
+    /// request leaves the plugins.
     public let timeout: TimeInterval?
+    /// The deadline for the whole transfer in seconds, or `nil` for the
+    /// provider's.
+    public let deadline: TimeInterval?
+    /// The largest response body in bytes, or `nil` for the provider's limits.
+    public let maximumResponseSize: Int64?
 
     public init(
         url: String,
@@ -33,7 +40,9 @@ public struct Endpoint: Sendable {
         method: HTTPMethod,
         task: RequestTask,
         httpHeaderFields: [String: String]?,
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        deadline: TimeInterval? = nil,
+        maximumResponseSize: Int64? = nil
     ) {
         self.url = url
         self.sampleResponseClosure = sampleResponseClosure
@@ -41,6 +50,8 @@ public struct Endpoint: Sendable {
         self.task = task
         self.httpHeaderFields = httpHeaderFields
         self.timeout = timeout
+        self.deadline = deadline
+        self.maximumResponseSize = maximumResponseSize
     }
 
     /// Returns a copy with `newHTTPHeaderFields` added, replacing fields of the
@@ -54,19 +65,28 @@ public struct Endpoint: Sendable {
             fields[name] = value
         }
         return Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-                        httpHeaderFields: fields, timeout: timeout)
+                        httpHeaderFields: fields, timeout: timeout, deadline: deadline, maximumResponseSize: maximumResponseSize)
     }
 
     /// Returns a copy with another task.
     public func replacing(task: RequestTask) -> Endpoint {
         Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-                 httpHeaderFields: httpHeaderFields, timeout: timeout)
+                 httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+                 maximumResponseSize: maximumResponseSize)
+    }
+
+    /// Returns a copy with `timeout` as its idle time-out.
+    public func replacing(timeout: TimeInterval?) -> Endpoint {
+        Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+                 httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+                 maximumResponseSize: maximumResponseSize)
     }
 
     /// Returns a copy whose stub answers `sampleResponse`.
     public func replacing(sampleResponse: EndpointSampleResponse) -> Endpoint {
         Endpoint(url: url, sampleResponseClosure: { sampleResponse }, method: method, task: task,
-                 httpHeaderFields: httpHeaderFields, timeout: timeout)
+                 httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+                 maximumResponseSize: maximumResponseSize)
     }
 
     /// Builds the `URLRequest`: URL, method, header fields, and the body or

@@ -68,12 +68,12 @@ public struct MultipartFormData: Sendable {
             try write(to: &output)
             return .data(output.data)
         }
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-multipart-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: url)
-        else {
-            throw RequestBuildFailure.multipart("cannot create a temporary file at \(url.path)")
+        let url: URL
+        let handle: FileHandle
+        do {
+            (url, handle) = try PrivateTemporaryFile.create(prefix: "multipart")
+        } catch {
+            throw RequestBuildFailure.multipart("cannot create a temporary file (\(error))")
         }
         do {
             var output = FileSink(handle: handle)

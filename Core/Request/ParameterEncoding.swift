@@ -34,6 +34,12 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
     case multipart(String)
     /// The request closure refused the request.
     case refused(String)
+    /// The file to upload does not exist or cannot be read.
+    case unreadableUploadFile(String)
+    /// The request's `httpBodyStream` failed while it was read.
+    case unreadableBodyStream(String)
+    /// The request's URL is not an `http` or `https` URL with a host.
+    case unsupportedURL(String)
 
     public var description: String {
         switch self {
@@ -49,6 +55,12 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
             "the multipart body could not be built: \(detail)"
         case .refused(let reason):
             "the request closure refused the request: \(reason)"
+        case .unreadableUploadFile(let path):
+            "the upload file \(path) does not exist or cannot be read"
+        case .unreadableBodyStream(let reason):
+            "the request's body stream could not be read (\(reason))"
+        case .unsupportedURL(let scheme):
+            "only http and https URLs can be sent, not \(scheme)"
         }
     }
 }

@@ -15,6 +15,8 @@ public struct Response: Sendable, CustomStringConvertible {
     /// Where a download's body was written, for the download tasks.
     public let fileURL: URL?
     private let head: Head
+    /// A download still in its temporary file, placed after validation.
+    let download: DownloadFile?
 
     /// The HTTP response, with its header fields.
     ///
@@ -40,6 +42,7 @@ public struct Response: Sendable, CustomStringConvertible {
         self.request = request
         self.head = response.map(Head.made) ?? .none
         self.fileURL = fileURL
+        self.download = nil
     }
 
     /// Creates a response from its status code and header fields, for a
@@ -70,14 +73,23 @@ public struct Response: Sendable, CustomStringConvertible {
         self.request = request
         self.head = .deferred(DeferredHTTPResponse(url: url, statusCode: statusCode, fields: headerFields))
         self.fileURL = fileURL
+        self.download = nil
     }
 
-    private init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?) {
+    /// A download in its temporary file, from the transfer stage.
+    init(statusCode: Int, data: Data, request: URLRequest?, url: URL, headerFields: [String: String], download: DownloadFile) {
+        self.init(statusCode: statusCode, data: data, request: request,
+                  head: .deferred(DeferredHTTPResponse(url: url, statusCode: statusCode, fields: headerFields)),
+                  fileURL: download.temporaryURL, download: download)
+    }
+
+    private init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?, download: DownloadFile?) {
         self.statusCode = statusCode
         self.data = data
         self.request = request
         self.head = head
         self.fileURL = fileURL
+        self.download = download
     }
 
     /// The value of a response header field, matched case-insensitively.
@@ -96,13 +108,22 @@ public struct Response: Sendable, CustomStringConvertible {
     /// Returns a copy with another body (for plugins that rewrite it, such as
     /// decompression).
     public func replacing(data: Data) -> Response {
-        Response(statusCode: statusCode, data: data, request: request, head: head, fileURL: fileURL)
+        Response(statusCode: statusCode, data: data, request: request, head: head, fileURL: fileURL, download: download)
     }
 
     /// Returns a copy with another HTTP response (for plugins that rewrite
     /// headers).
     public func replacing(response: HTTPURLResponse?) -> Response {
-        Response(statusCode: response?.statusCode ?? statusCode, data: data, request: request, response: response, fileURL: fileURL)
+        Response(statusCode: response?.statusCode ?? statusCode, data: data, request: request,
+                 head: response.map(Head.made) ?? .none, fileURL: fileURL, download: download)
+    }
+
+    /// Moves a download from its temporary file to its destination; the
+    /// response unchanged when it is not a download waiting to be placed.
+    func placingDownload() throws(NetworkError) -> Response {
+        guard let download else { return self }
+        let placed = try download.place()
+        return Response(statusCode: statusCode, data: data, request: request, head: head, fileURL: placed, download: nil)
     }
 }
 

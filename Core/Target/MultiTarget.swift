@@ -38,6 +38,8 @@ public enum MultiTarget: TargetType {
     public var validationType: ValidationType { target.validationType }
     public var sampleData: Data { target.sampleData }
     public var timeout: TimeInterval? { target.timeout }
+    public var deadline: TimeInterval? { target.deadline }
+    public var maximumResponseSize: Int64? { target.maximumResponseSize }
 }
 
 extension TargetType {

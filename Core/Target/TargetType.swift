@@ -62,13 +62,27 @@ public protocol TargetType: Sendable {
     /// The body a stub answers with (see ``StubBehavior``). Defaults to empty.
     var sampleData: Data { get }
 
-    /// The time-out for this target's requests, in seconds. Defaults to `nil`:
-    /// the transport's own time-out.
+    /// The idle time-out for this target's requests, in seconds: a transfer
+    /// fails with ``NetworkError/timedOut(_:)`` when nothing is sent or
+    /// received for this long. Defaults to `nil`: the provider's
+    /// ``TransferConfiguration/timeout``.
     var timeout: TimeInterval? { get }
+
+    /// The most seconds a request's whole transfer may take, redirects
+    /// included, however steadily bytes arrive. Defaults to `nil`: the
+    /// provider's ``TransferConfiguration/deadline``.
+    var deadline: TimeInterval? { get }
+
+    /// The largest response body this target accepts, in bytes: for a
+    /// download, the file; otherwise the body kept in memory. Defaults to
+    /// `nil`: the provider's ``TransferConfiguration/limits``.
+    var maximumResponseSize: Int64? { get }
 }
 
 extension TargetType {
     public var validationType: ValidationType { .none }
     public var sampleData: Data { Data() }
     public var timeout: TimeInterval? { nil }
+    public var deadline: TimeInterval? { nil }
+    public var maximumResponseSize: Int64? { nil }
 }

@@ -3,12 +3,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The one seam between Courier and the network: sends a request and returns
-/// the response, whatever its status code.
+/// The one seam between Courier and the network: sends one request and returns
+/// the response head with its body, whatever the status code.
 ///
-/// ``URLSessionTransport`` is the default; `CourierAsyncHTTPClient` adds one on
-/// AsyncHTTPClient. Write your own to run requests through another client, or
-/// to answer from memory in tests.
+/// A transport only moves bytes. Everything else — following redirects, idle
+/// time-outs and deadlines, size limits, writing downloads to disk, progress,
+/// and turning failures into ``NetworkError`` — happens once, in Courier's
+/// transfer stage, for every transport alike. ``URLSessionTransport`` is the
+/// default; `CourierAsyncHTTPClient` adds one on AsyncHTTPClient; a test can
+/// answer from memory in a dozen lines:
+///
+/// ```swift
+/// struct CannedTransport: Transport {
+///     func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+///         TransportResponse(statusCode: 200, url: request.url, headerFields: ["Content-Type": "text/plain"],
+///                           body: ResponseBody(Data("hello".utf8)))
+///     }
+/// }
+/// ```
 ///
 /// ## When to use a transport and when a plugin
 /// A transport moves bytes. Anything about *what* is sent or *how* a response
@@ -16,48 +28,105 @@ import FoundationNetworking
 /// belongs in a ``Plugin``, so it works on every transport.
 ///
 /// ## Implementation requirements
-/// - Return a ``Response`` for any HTTP status; only failures to get one throw.
-/// - Throw errors classified as ``NetworkError/init(transportError:)`` does.
-/// - Honour Swift task cancellation: stop the transfer and throw
-///   ``NetworkError/cancelled``.
-/// - Honour ``TransportRequest/timeout``, ``TransportRequest/uploadFile``,
-///   ``TransportRequest/downloadDestination`` and report
-///   ``TransportRequest/progress`` in order.
-/// - Hand over bodies decoded: if the client decompresses a body itself, remove
-///   the `Content-Encoding` header so no plugin decodes it twice.
+/// - Send exactly one request: never follow a redirect (return the 3xx
+///   response), never retry, never answer an authentication challenge.
+/// - Return as soon as the response head is known, with the body as a
+///   ``ResponseBody``. Where ``TransportRequest/collectsBody`` is `true` the
+///   body may be collected whole first; then count every chunk with
+///   ``TransferControl/didReceive(byteCount:)``, which ends the transfer when
+///   the body outgrows its limit.
+/// - Report activity: ``TransferControl/didSend(_:of:)`` for request body
+///   bytes, ``TransferControl/didReceiveHead()`` for the head.
+/// - Register with ``TransferControl/onAbort(_:)`` how to stop the transfer:
+///   the transfer stage calls it for time-outs, limits and Swift task
+///   cancellation, and classifies the failure itself.
+/// - Throw other failures as ``NetworkError/init(transportError:)`` classifies
+///   them (a `URLError` or `POSIXError` for the cause).
+/// - Mark ``TransportResponse/contentDecoded`` when the client decoded a
+///   `Content-Encoding` itself.
 /// - Be safe to call from many tasks at once.
 public protocol Transport: Sendable {
-    /// Sends `request` and returns the response.
-    /// - Throws: ``NetworkError`` when no response arrives.
-    func send(_ request: TransportRequest) async throws -> Response
+    /// Sends `request` once and returns the response head and body.
+    /// - Throws: ``NetworkError`` when no response head arrives.
+    func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse
 }
 
-/// A request as a transport receives it: the `URLRequest` plus what does not
-/// fit in one (a body file, a download destination, a progress handler).
+/// One request as a transport receives it, built once by the transfer stage
+/// from the `URLRequest` that left the plugins.
 public struct TransportRequest: Sendable {
     /// The request: URL, method, header fields and, unless ``uploadFile`` is
-    /// set, the body.
-    public var urlRequest: URLRequest
+    /// set, the body in `httpBody` (never an `httpBodyStream`: the transfer
+    /// stage reads a stream into memory or a file first, so that it can be
+    /// replayed). Its `timeoutInterval` is the idle time-out, which the
+    /// transfer stage enforces; a transport may hand it to its client as well.
+    public let urlRequest: URLRequest
     /// A file to send as the body, streamed from disk.
-    public var uploadFile: URL?
-    /// Where to stream the response body, for downloads.
-    public var downloadDestination: DownloadDestination?
-    /// The time-out in seconds; `nil` means the transport's own.
-    public var timeout: TimeInterval?
-    /// Receives upload and download progress.
-    public var progress: ProgressHandler?
+    public let uploadFile: URL?
+    /// The size of the body in bytes, from memory or the file.
+    public let bodyLength: Int64
+    /// Whether the body will be kept in memory with nothing reported about
+    /// its progress: the transport may collect it whole before returning.
+    public let collectsBody: Bool
+    /// Where the transport reports activity and learns that it must stop.
+    public let control: TransferControl
 
-    public init(
-        urlRequest: URLRequest,
-        uploadFile: URL? = nil,
-        downloadDestination: DownloadDestination? = nil,
-        timeout: TimeInterval? = nil,
-        progress: ProgressHandler? = nil
-    ) {
+    /// Creates a request, for transports that wrap another one and for tests.
+    public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyLength: Int64? = nil, collectsBody: Bool = true,
+                control: TransferControl = TransferControl()) {
         self.urlRequest = urlRequest
         self.uploadFile = uploadFile
-        self.downloadDestination = downloadDestination
-        self.timeout = timeout
-        self.progress = progress
+        self.bodyLength = bodyLength ?? Int64(urlRequest.httpBody?.count ?? 0)
+        self.collectsBody = collectsBody
+        self.control = control
+    }
+
+    /// The request's URL.
+    public var url: URL {
+        // The transfer stage only sends requests whose URL is set.
+        urlRequest.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The request's method, `GET` when unset.
+    public var method: String { urlRequest.httpMethod ?? "GET" }
+}
+
+/// A response head and its body, as a transport returns it.
+public struct TransportResponse: Sendable {
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// The URL the response came from.
+    public var url: URL
+    /// The header fields, repeated fields joined with ", ".
+    public var headerFields: [String: String]
+    /// The body, whole or as a stream of chunks.
+    public var body: ResponseBody
+    /// Whether the client decoded the body's `Content-Encoding` itself; the
+    /// transfer stage then removes `Content-Encoding` and sets
+    /// `Content-Length` to the decoded size, so no plugin decodes it twice.
+    public var contentDecoded: Bool
+
+    /// Creates a response.
+    public init(statusCode: Int, url: URL, headerFields: [String: String], body: ResponseBody, contentDecoded: Bool = false) {
+        self.statusCode = statusCode
+        self.url = url
+        self.headerFields = headerFields
+        self.body = body
+        self.contentDecoded = contentDecoded
+    }
+
+    /// The value of a header field, its name matched case-insensitively.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        HeaderFields.value(name, in: headerFields)
+    }
+}
+
+/// Case-insensitive lookups in `[String: String]` header fields.
+package enum HeaderFields {
+    package static func value(_ name: String, in fields: [String: String]) -> String? {
+        if let value = fields[name] { return value }
+        for (field, value) in fields where field.count == name.count && field.lowercased() == name.lowercased() {
+            return value
+        }
+        return nil
     }
 }

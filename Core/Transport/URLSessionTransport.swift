@@ -5,62 +5,32 @@ import FoundationNetworking
 
 /// The default ``Transport``, on Foundation's `URLSession`.
 ///
-/// It streams downloads to disk chunk by chunk (never through Foundation's
-/// download tasks, which write corrupted files on Linux when progress is
-/// observed), reports progress both ways in order, follows 307 and 308
-/// redirects itself so a body is never silently dropped, strips credentials
-/// from redirects to another origin, and hands over bodies with the
-/// `Content-Encoding` header removed when `URLSession` has already decoded them.
-/// A request with nothing to observe (no progress handler, no file either way,
-/// a whole-second time-out) goes through `URLSession`'s async `data(for:)` and
-/// `upload(for:from:)`, which hand the body over once, under the same redirect
-/// rules.
+/// It sends each request once and hands back what arrived: `URLSession`'s own
+/// redirect following is off (the transfer stage follows redirects under one
+/// set of rules for every transport), an authentication challenge is never
+/// answered (a 401 comes back as a response at once, `WWW-Authenticate` and
+/// all), and bodies are collected on the session's delegate queue, whole when
+/// the transfer stage keeps them in memory, chunk by chunk otherwise.
 ///
 /// On Linux, `CourierAsyncHTTPClient`'s transport is several times faster;
 /// this one needs no package.
 public final class URLSessionTransport: Transport {
-    /// How the transport follows redirects.
-    public struct Configuration: Sendable {
-        /// Whether redirects are followed at all. When `false`, a 3xx response
-        /// is returned as it is.
-        public var followsRedirects: Bool
-        /// How many redirects one request may follow before it fails.
-        public var maximumRedirects: Int
-
-        public init(followsRedirects: Bool = true, maximumRedirects: Int = 10) {
-            self.followsRedirects = followsRedirects
-            self.maximumRedirects = maximumRedirects
-        }
-    }
-
     /// A transport shared by every provider that does not name its own.
     public static let shared = URLSessionTransport()
 
-    /// The configuration in force.
-    public let configuration: Configuration
     private let session: URLSession
     private let delegate: SessionDelegate
-    /// The session configuration's request time-out, read once (the session's
-    /// `configuration` property returns a new copy on every read).
-    private let defaultTimeout: TimeInterval
 
     /// Creates a transport with its own `URLSession`.
-    /// - Parameters:
-    ///   - sessionConfiguration: The session's configuration (time-outs,
-    ///     connection limits, cookies, proxies). Its `timeoutIntervalForRequest`
-    ///     applies to targets whose `timeout` is `nil`.
-    ///   - configuration: How redirects are followed.
-    public init(
-        sessionConfiguration: URLSessionConfiguration = .default,
-        configuration: Configuration = Configuration()
-    ) {
-        self.configuration = configuration
-        let delegate = SessionDelegate(followsRedirects: configuration.followsRedirects)
+    /// - Parameter sessionConfiguration: The session's configuration
+    ///   (connection limits, cookies, proxies). Time-outs come from the
+    ///   requests, which the transfer stage enforces.
+    public init(sessionConfiguration: URLSessionConfiguration = .default) {
+        let delegate = SessionDelegate()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "Courier.URLSessionTransport"
         self.delegate = delegate
-        self.defaultTimeout = sessionConfiguration.timeoutIntervalForRequest
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
     }
 
@@ -68,156 +38,217 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    public func send(_ request: TransportRequest) async throws -> Response {
-        var current = request.urlRequest
-        let timeout = request.timeout ?? defaultTimeout
-        // URLSession on Linux truncates time-outs to whole seconds (0.3 s times
-        // out at once). It gets the time-out rounded up; a fractional one is
-        // enforced by the transport's own idle watchdog.
-        current.timeoutInterval = max(1, timeout.rounded(.up))
-        let watchdogTimeout = timeout.rounded(.up) == timeout ? nil : max(0.001, timeout)
-        var redirects = 0
-        while true {
-            let completed: CompletedTask
-            do {
-                completed = try await transmit(current, request: request, watchdogTimeout: watchdogTimeout)
-            } catch {
-                throw NetworkError(transportError: error)
-            }
-            if let next = selfFollowedRedirect(from: completed.response, for: current) {
-                completed.removeTemporaryFile()
-                redirects += 1
-                guard redirects <= configuration.maximumRedirects else {
-                    throw NetworkError.transport(RedirectFailure.tooManyRedirects(configuration.maximumRedirects))
-                }
-                current = next
-                continue
-            }
-            return try completed.makeResponse(for: current, destination: request.downloadDestination)
-        }
-    }
-
-    // MARK: - One transmission
-
-    private func transmit(
-        _ urlRequest: URLRequest,
-        request: TransportRequest,
-        watchdogTimeout: TimeInterval?
-    ) async throws -> CompletedTask {
-        if request.progress == nil, request.downloadDestination == nil, request.uploadFile == nil, watchdogTimeout == nil {
-            return try await transmitInMemory(urlRequest)
+    public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        var urlRequest = request.urlRequest
+        // URLSession on Linux truncates time-outs to whole seconds (0.3 s
+        // times out at once); the transfer stage enforces the exact one, so the
+        // session's own is rounded up past it.
+        let timeout = urlRequest.timeoutInterval
+        if timeout < 1 || timeout.rounded(.up) != timeout {
+            urlRequest.timeoutInterval = max(1, timeout.rounded(.up)) + 1
         }
         let task: URLSessionTask
         if let file = request.uploadFile {
             task = session.uploadTask(with: urlRequest, fromFile: file)
         } else if let body = urlRequest.httpBody {
-            var withoutBody = urlRequest
-            withoutBody.httpBody = nil
-            task = session.uploadTask(with: withoutBody, from: body)
+            urlRequest.httpBody = nil
+            task = session.uploadTask(with: urlRequest, from: body)
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let box = TaskBox(
-            progress: request.progress,
-            downloadsToFile: request.downloadDestination != nil,
-            originalURL: urlRequest.url
-        )
-        delegate.register(box, for: task)
-        let watchdog = watchdogTimeout.map { timeout in
-            Task { await box.watch(idleTimeout: timeout) { task.cancel() } }
-        }
-        defer { watchdog?.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if box.attach(continuation) {
-                    task.resume()
-                } else {
-                    delegate.unregister(task)
-                    continuation.resume(throwing: CancellationError())
-                }
+        let exchange = Exchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength)
+        delegate.register(exchange, for: task)
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                exchange.start(continuation)
+                request.control.onAbort { task.cancel() }
+                task.resume()
             }
-        } onCancel: {
-            box.markCancelled()
-            task.cancel()
+        } catch {
+            throw NetworkError(transportError: error)
         }
     }
+}
 
-    /// A request with nothing to observe (no progress, no file either way, no
-    /// fractional time-out), through `URLSession`'s async calls: they hand the
-    /// whole body over once instead of one delegate-queue hop per event, which
-    /// is most of the transport's cost on small responses. Redirect callbacks
-    /// still reach the session delegate, so 307/308 and credential stripping
-    /// follow the same rules as the delegate path.
-    private func transmitInMemory(_ urlRequest: URLRequest) async throws -> CompletedTask {
-        let (data, response): (Data, URLResponse)
-        if let body = urlRequest.httpBody {
-            var withoutBody = urlRequest
-            withoutBody.httpBody = nil
-            (data, response) = try await session.upload(for: withoutBody, from: body)
+// MARK: - One exchange
+
+/// One task's state, written on the delegate queue and read by the awaiting
+/// task.
+private final class Exchange: @unchecked Sendable {
+    /// Encodings `URLSession` decodes by itself while leaving
+    /// `Content-Encoding` in the header fields.
+    private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
+
+    private struct State {
+        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var head: HTTPURLResponse?
+        var body = Data()
+        var writer: ResponseBodyWriter?
+        var challenged = false
+    }
+
+    let collects: Bool
+    let control: TransferControl
+    let bodyLength: Int64
+    private let state = Locked(State())
+
+    init(collects: Bool, control: TransferControl, bodyLength: Int64) {
+        self.collects = collects
+        self.control = control
+        self.bodyLength = bodyLength
+    }
+
+    func start(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func received(_ head: HTTPURLResponse) {
+        control.didReceiveHead()
+        guard !collects else {
+            state.withLock { $0.head = head }
+            return
+        }
+        let (body, writer) = ResponseBody.makeStream()
+        let continuation = state.withLock { state in
+            state.head = head
+            state.writer = writer
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: makeResponse(head, body: body))
+    }
+
+    func received(_ data: Data) {
+        if collects {
+            state.withLock { $0.body.append(data) }
+            control.didReceive(byteCount: data.count)
         } else {
-            (data, response) = try await session.data(for: urlRequest)
+            state.withLock { $0.writer }?.yield(data)
         }
-        guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return CompletedTask(response: response, body: data, temporaryFile: nil, receivedBytes: Int64(data.count))
     }
 
-    /// The next request for a 307 or 308, which `URLSession` is not allowed to
-    /// follow (it would drop the body on Linux): same method, same body, and no
-    /// credentials if the origin changes.
-    private func selfFollowedRedirect(from response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
-        guard configuration.followsRedirects, response.statusCode == 307 || response.statusCode == 308,
-              let location = response.value(forHTTPHeaderField: "Location"),
-              let url = URL(string: location, relativeTo: request.url)?.absoluteURL
-        else { return nil }
-        var next = request
-        next.url = url
-        if !Origin.same(request.url, url) {
-            Origin.stripCredentials(from: &next)
+    func sent(_ total: Int64) {
+        control.didSend(total, of: bodyLength)
+    }
+
+    /// A 401 or 407 with a challenge: its head and body have arrived, and the
+    /// challenge is refused so the task ends and the response is handed over.
+    func challenged() {
+        state.withLock { $0.challenged = true }
+    }
+
+    func completed(_ task: URLSessionTask, error: (any Error)?) {
+        let (continuation, writer, head, body, challenged) = state.withLock { state in
+            defer {
+                state.continuation = nil
+                state.writer = nil
+                state.body = Data()
+            }
+            return (state.continuation, state.writer, state.head ?? task.response as? HTTPURLResponse, state.body, state.challenged)
         }
-        return next
+        let failure = challenged ? nil : error
+        if let writer {
+            if let failure { writer.fail(failure) } else { writer.finish() }
+            return
+        }
+        guard let continuation else { return }
+        if let failure {
+            continuation.resume(throwing: failure)
+        } else if let head {
+            continuation.resume(returning: makeResponse(head, body: ResponseBody(body)))
+        } else {
+            continuation.resume(throwing: URLError(.badServerResponse))
+        }
+    }
+
+    private func makeResponse(_ head: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
+        var fields: [String: String] = [:]
+        // Foundation hands over a 3xx response's head but drops its body, so
+        // its Content-Length no longer applies.
+        let dropsLength = (300..<400).contains(head.statusCode)
+        for (name, value) in head.allHeaderFields {
+            guard let name = name as? String, let value = value as? String else { continue }
+            if dropsLength, name.lowercased() == "content-length" { continue }
+            fields[name] = value
+        }
+        let encoding = HeaderFields.value("Content-Encoding", in: fields)?.trimmingCharacters(in: .whitespaces).lowercased()
+        return TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"), headerFields: fields,
+                                 body: body, contentDecoded: encoding.map(Self.decodedEncodings.contains) ?? false)
     }
 }
 
-/// Why a redirect could not be followed.
-public enum RedirectFailure: Error, Sendable, CustomStringConvertible {
-    case tooManyRedirects(Int)
+// MARK: - The session delegate
 
-    public var description: String {
-        switch self {
-        case .tooManyRedirects(let limit):
-            "more than \(limit) redirects; the server may be redirecting in a loop"
-        }
-    }
-}
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let exchanges = Locked<[Int: Exchange]>([:])
 
-// MARK: - Origins and credentials
-
-/// Same-origin checks and credential stripping, shared (package access) by
-/// every transport of this package so their redirect rules cannot drift apart.
-package enum Origin {
-    /// Header fields that carry credentials and never follow a request to
-    /// another origin.
-    package static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
-    package static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
-        guard let lhs, let rhs else { return false }
-        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
-            && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && effectivePort(lhs) == effectivePort(rhs)
+    func register(_ exchange: Exchange, for task: URLSessionTask) {
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
-    package static func stripCredentials(from request: inout URLRequest) {
-        for name in credentialHeaders {
-            request.setValue(nil, forHTTPHeaderField: name)
-        }
+    private func exchange(for task: URLSessionTask) -> Exchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
     }
 
-    private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let response = response as? HTTPURLResponse {
+            exchange(for: dataTask)?.received(response)
         }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(for: dataTask)?.received(data)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        exchange(for: task)?.sent(totalBytesSent)
+    }
+
+    /// Never follows: the transfer stage does, under one set of rules.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// Foundation on Linux never finishes a task whose 401 or 407 carries a
+    /// challenge unless the challenge is answered, and answering with "default
+    /// handling" hangs as well. Its head and body have arrived by now, so the
+    /// challenge is cancelled and the response handed over as it is.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Darwin)
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        #endif
+        exchange(for: task)?.challenged()
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        exchange?.completed(task, error: error)
     }
 }

@@ -77,11 +77,11 @@ extension TransportConformanceTests {
 
     @Test(arguments: TransportKind.allCases)
     func aRedirectLoopEndsWithAClearError(kind: TransportKind) async throws {
-        try await kind.withProvider(maximumRedirects: 3) { provider, server in
+        try await kind.withProvider(transfer: .init(redirects: .init(maximum: 3))) { provider, server in
             server.route("/loop") { _ in LoopbackResponse(status: 307, headers: [("Location", "/loop")]) }
             let error = await failure(of: TestTarget(server.baseURL, path: "/loop"), on: provider)
-            guard case .transport = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
+            guard case .redirectRefused(.tooManyRedirects(3)) = error else {
+                Issue.record("expected redirectRefused, got \(String(describing: error))")
                 return
             }
             #expect("\(error.map { "\($0)" } ?? "")".contains("more than 3 redirects"))
@@ -91,7 +91,7 @@ extension TransportConformanceTests {
 
     @Test(arguments: TransportKind.allCases)
     func redirectsCanBeReturnedInsteadOfFollowed(kind: TransportKind) async throws {
-        try await kind.withProvider(followsRedirects: false) { provider, server in
+        try await kind.withProvider(transfer: .init(redirects: .init(follows: false))) { provider, server in
             let response = try await provider.request(TestTarget(server.baseURL, path: "/redirect/302"))
             #expect(response.statusCode == 302)
             #expect(response.value(forHTTPHeaderField: "Location") == "/echo")

@@ -15,21 +15,16 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// Runs `body` with a fresh transport of this kind, shutting down what it
     /// owns afterwards, whatever `body` does.
     func withTransport<Result: Sendable>(
-        followsRedirects: Bool = true,
-        maximumRedirects: Int = 10,
         _ body: (any Transport) async throws -> Result
     ) async throws -> Result {
         switch self {
         case .urlSession:
             // Ephemeral: its own cookie jar, so no cookie another test's server
             // set for 127.0.0.1 rides along (cookies are not scoped by port).
-            let transport = URLSessionTransport(
-                sessionConfiguration: .ephemeral,
-                configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects)
-            )
+            let transport = URLSessionTransport(sessionConfiguration: .ephemeral)
             return try await body(transport)
         case .asyncHTTPClient:
-            let transport = AsyncHTTPClientTransport(configuration: .init(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects))
+            let transport = AsyncHTTPClientTransport()
             do {
                 let result = try await body(transport)
                 try await transport.shutdown()
@@ -43,13 +38,12 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     /// Runs `body` with a provider on a fresh transport of this kind and a loopback server.
     func withProvider<Result: Sendable>(
-        followsRedirects: Bool = true,
-        maximumRedirects: Int = 10,
+        transfer: TransferConfiguration = TransferConfiguration(),
         _ body: (Provider<TestTarget>, LoopbackServer) async throws -> Result
     ) async throws -> Result {
-        try await withTransport(followsRedirects: followsRedirects, maximumRedirects: maximumRedirects) { transport in
+        try await withTransport { transport in
             try await withServer { server in
-                try await body(Provider<TestTarget>(transport: transport), server)
+                try await body(Provider<TestTarget>(transport: transport, transfer: transfer), server)
             }
         }
     }

@@ -366,8 +366,8 @@ private final class UnplugableTransport: Transport {
         isUnplugged.withLock { $0 = true }
     }
 
-    func send(_ request: TransportRequest) async throws -> Response {
-        if isUnplugged.withLock({ $0 }) { throw URLError(.cannotConnectToHost) }
+    func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        if isUnplugged.withLock({ $0 }) { throw NetworkError(transportError: URLError(.cannotConnectToHost)) }
         return try await URLSessionTransport.shared.send(request)
     }
 }

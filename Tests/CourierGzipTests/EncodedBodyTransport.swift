@@ -14,7 +14,15 @@ import NIOPosix
 ///
 /// One HTTP/1.1 exchange per connection, over SwiftNIO's client pipeline.
 struct EncodedBodyTransport: Transport {
-    func send(_ request: TransportRequest) async throws -> Response {
+    func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        do {
+            return try await exchange(request)
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+    }
+
+    private func exchange(_ request: TransportRequest) async throws -> TransportResponse {
         let urlRequest = request.urlRequest
         guard let url = urlRequest.url, let host = url.host, let port = url.port else {
             throw NetworkError.requestBuildFailed(URLError(.badURL))
@@ -58,8 +66,7 @@ struct EncodedBodyTransport: Transport {
             for (name, value) in responseHead.headers {
                 fields[name] = value
             }
-            let response = HTTPURLResponse(url: url, statusCode: Int(responseHead.status.code), httpVersion: "HTTP/1.1", headerFields: fields)
-            return Response(statusCode: Int(responseHead.status.code), data: received, request: urlRequest, response: response)
+            return TransportResponse(statusCode: Int(responseHead.status.code), url: url, headerFields: fields, body: ResponseBody(received))
         }
     }
 }

@@ -124,7 +124,7 @@ struct OutcomeRecorder: Plugin {
             outcome.withLock { $0 = "status \(response.statusCode)" }
             return response
         } catch {
-            outcome.withLock { $0 = (error as? NetworkError)?.isCancelled == true ? "cancelled" : "\(error)" }
+            outcome.withLock { $0 = error.isCancelled ? "cancelled" : "\(error)" }
             throw error
         }
     }

@@ -205,7 +205,7 @@ final class DropsFirstTransport: Transport {
     private let inner = URLSessionTransport()
     private let dropped = Mutex(false)
 
-    func send(_ request: TransportRequest) async throws -> Response {
+    func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
         let drop = dropped.withLock { dropped in
             defer { dropped = true }
             return !dropped

@@ -54,11 +54,12 @@ import Testing
             let error = await #expect(throws: NetworkError.self) {
                 try await provider.request(TestTarget(server.baseURL, path: "/bytes/10", task: .downloadDestination(keep)))
             }
-            guard case .transport = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
+            guard case .downloadFailed(.destinationExists) = error else {
+                Issue.record("expected downloadFailed, got \(String(describing: error))")
                 return
             }
             #expect(try Data(contentsOf: destination) == Data("old".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["file.bin"])
             _ = try await provider.request(TestTarget(server.baseURL, path: "/bytes/10", task: .downloadDestination(DownloadDestinations.file(destination))))
             #expect(try Data(contentsOf: destination) == LoopbackServer.bytes(count: 10))
         }
@@ -135,9 +136,9 @@ import Testing
     @Test func aRedirectLoopEndsWithAClearError() async throws {
         try await withServer { server in
             server.route("/loop") { _ in LoopbackResponse(status: 307, headers: [("Location", "/loop")]) }
-            let transport = URLSessionTransport(configuration: .init(maximumRedirects: 3))
+            let transfer = TransferConfiguration(redirects: .init(maximum: 3))
             let error = await #expect(throws: NetworkError.self) {
-                try await Provider<TestTarget>(transport: transport).request(TestTarget(server.baseURL, path: "/loop"))
+                try await Provider<TestTarget>(transfer: transfer).request(TestTarget(server.baseURL, path: "/loop"))
             }
             #expect("\(error!)".contains("more than 3 redirects"))
             #expect(server.hits("/loop") == 4)
@@ -146,8 +147,8 @@ import Testing
 
     @Test func redirectsCanBeReturnedInsteadOfFollowed() async throws {
         try await withServer { server in
-            let transport = URLSessionTransport(configuration: .init(followsRedirects: false))
-            let response = try await Provider<TestTarget>(transport: transport)
+            let transfer = TransferConfiguration(redirects: .init(follows: false))
+            let response = try await Provider<TestTarget>(transfer: transfer)
                 .request(TestTarget(server.baseURL, path: "/redirect/302"))
             #expect(response.statusCode == 302)
             #expect(response.value(forHTTPHeaderField: "Location") == "/echo")

@@ -17,7 +17,7 @@ import Testing
     ])
     func realResponsesAreValidated(validation: ValidationType, status: Int, accepted: Bool) async throws {
         try await withServer { server in
-            let provider = Provider<TestTarget>(transport: URLSessionTransport(configuration: .init(followsRedirects: false)))
+            let provider = Provider<TestTarget>(transfer: TransferConfiguration(redirects: .init(follows: false)))
             let target = TestTarget(server.baseURL, path: "/status/\(status)", validationType: validation)
             do throws(NetworkError) {
                 let response = try await provider.request(target)

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Temporary files only this user can read: created 0600, with `O_EXCL` and
+/// without following links, in a 0700 folder of this user's inside the
+/// system's temporary folder (another local user can neither read the bodies
+/// nor plant a file where one is expected).
+package enum PrivateTemporaryFile {
+    /// Creates an empty file named `prefix-<UUID>` and returns its URL and an
+    /// open handle for writing.
+    package static func create(prefix: String) throws -> (url: URL, handle: FileHandle) {
+        let folder = try privateFolder()
+        let url = folder.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        return (url, FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+    }
+
+    private static let folder = Locked<URL?>(nil)
+
+    /// `$TMPDIR/courier-<uid>`, made 0700 if it is ours; a fresh `mkdtemp`
+    /// folder when it is not (a link, someone else's, open to others).
+    private static func privateFolder() throws -> URL {
+        try folder.withLock { cached in
+            if let cached, isPrivate(cached.path) { return cached }
+            let base = FileManager.default.temporaryDirectory
+            let named = base.appendingPathComponent("courier-\(getuid())")
+            _ = mkdir(named.path, 0o700)
+            if isPrivate(named.path) {
+                cached = named
+                return named
+            }
+            var template = Array(base.appendingPathComponent("courier-XXXXXX").path.utf8CString)
+            guard let made = mkdtemp(&template) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: base.path])
+            }
+            let url = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+            cached = url
+            return url
+        }
+    }
+
+    /// A real folder (not a link), owned by this user, closed to others.
+    private static func isPrivate(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else { return false }
+        if info.st_mode & 0o077 != 0 { return chmod(path, 0o700) == 0 }
+        return true
+    }
+}

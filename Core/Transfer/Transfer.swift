@@ -1,0 +1,237 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one call's transfer needs beyond its `URLRequest`.
+struct TransferInputs: Sendable {
+    var uploadFile: URL?
+    var downloadDestination: DownloadDestination?
+    var progress: ProgressHandler?
+    /// The target's deadline, or `nil` for the provider's.
+    var deadline: TimeInterval?
+    /// The target's size limit, or `nil` for the provider's.
+    var maximumResponseSize: Int64?
+    /// Every download file the call creates, so the ones never placed are removed.
+    var downloads = DownloadLedger()
+}
+
+/// The download files of one call, across replays and retries.
+final class DownloadLedger: Sendable {
+    private let files = Locked<[DownloadFile]>([])
+
+    func add(_ file: DownloadFile) {
+        files.withLock { $0.append(file) }
+    }
+
+    /// Removes every file that was not placed at its destination.
+    func discardUnplaced() {
+        for file in files.withLock({ $0 }) { file.discard() }
+    }
+}
+
+/// The transfer stage: sends a request through a ``Transport`` and owns every
+/// rule about moving its bytes, once for every transport — redirects,
+/// time-outs and the deadline, size limits, downloads to disk, progress,
+/// header fix-ups after decoding, and the classification of every failure.
+struct Transfer: Sendable {
+    let transport: any Transport
+    let configuration: TransferConfiguration
+
+    /// Sends `request` (as it left the plugins), follows its redirects and
+    /// returns the response: the body in memory, or a download in a temporary
+    /// file next to its destination, waiting for ``Response/placingDownload()``.
+    func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url?.host != nil else {
+            throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
+        }
+        let (first, temporaryBody) = try OutgoingRequest.make(request, uploadFile: inputs.uploadFile)
+        defer { if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) } }
+
+        let idleTimeout = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.timeout
+        let deadline = (inputs.deadline ?? configuration.deadline).map { seconds in
+            (at: DispatchTime.now().uptimeNanoseconds &+ Watchdog.nanoseconds(seconds), seconds: seconds)
+        }
+        let isDownload = inputs.downloadDestination != nil
+        let memoryLimit = ResponseTooLarge(limit: .memory, bytes: (isDownload ? nil : inputs.maximumResponseSize)
+            ?? configuration.limits.maximumBodySize)
+        let collects = !isDownload && inputs.progress == nil
+
+        var redirects = RedirectState(policy: configuration.redirects)
+        var current = first
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let control = TransferControl(bodyLimit: collects ? memoryLimit : nil, progress: inputs.progress)
+            let watch = Watchdog.shared.watch(control, idleTimeout: idleTimeout, deadline: deadline)
+            defer { Watchdog.shared.unwatch(watch) }
+
+            let head = try await send(current, collects: collects, control: control)
+            control.touch()
+            if let next = try redirects.next(after: head.statusCode, location: head.value(forHTTPHeaderField: "Location"),
+                                             for: current) {
+                await discard(head.body, control: control)
+                current = next
+                continue
+            }
+            if let destination = inputs.downloadDestination, (200..<300).contains(head.statusCode) {
+                let limit = (inputs.maximumResponseSize ?? configuration.limits.maximumDownloadSize)
+                    .map { ResponseTooLarge(limit: .download, bytes: $0) }
+                return try await download(head, for: current, to: destination, limit: limit, control: control,
+                                          progress: inputs.progress, ledger: inputs.downloads)
+            }
+            var data = Data()
+            let received = try await receive(head, for: current, limit: memoryLimit, control: control,
+                                             progress: inputs.progress) { chunk throws(NetworkError) in
+                if data.isEmpty { data = chunk } else { data.append(chunk) }
+            }
+            return Response(statusCode: head.statusCode, data: data, request: current.urlRequest, url: head.url,
+                            headerFields: Self.fixedHeaderFields(head, bodyLength: received))
+        }
+    }
+
+    // MARK: - Steps
+
+    private func send(_ request: OutgoingRequest, collects: Bool, control: TransferControl) async throws(NetworkError) -> TransportResponse {
+        let transportRequest = TransportRequest(urlRequest: request.urlRequest, uploadFile: request.uploadFile,
+                                                bodyLength: request.bodyLength, collectsBody: collects, control: control)
+        let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
+            do throws(NetworkError) {
+                return .success(try await transport.send(transportRequest))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            control.abort(.cancelled)
+        }
+        switch result {
+        case .success(let response):
+            if let reason = control.reason { throw reason.error }
+            return response
+        case .failure(let error):
+            throw control.failure(for: error)
+        }
+    }
+
+    private func download(
+        _ head: TransportResponse,
+        for request: OutgoingRequest,
+        to destination: DownloadDestination,
+        limit: ResponseTooLarge?,
+        control: TransferControl,
+        progress: ProgressHandler?,
+        ledger: DownloadLedger
+    ) async throws(NetworkError) -> Response {
+        let fields = Self.fixedHeaderFields(head, bodyLength: nil)
+        let placeholder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
+        guard let httpResponse = HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1",
+                                                 headerFields: fields) else {
+            throw .invalidResponse(URLError(.badServerResponse))
+        }
+        let (url, options) = destination(placeholder, httpResponse)
+        let file = try DownloadFile(destination: url, options: options)
+        ledger.add(file)
+        do throws(NetworkError) {
+            let received = try await receive(head, for: request, limit: limit, control: control, progress: progress) { chunk throws(NetworkError) in
+                try file.write(chunk)
+            }
+            try file.close()
+            return Response(statusCode: head.statusCode, data: Data(), request: request.urlRequest, url: head.url,
+                            headerFields: Self.fixedHeaderFields(head, bodyLength: received), download: file)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Reads the body into `sink` under `limit`, reporting download progress,
+    /// and checks it arrived whole. Returns its length.
+    private func receive(
+        _ head: TransportResponse,
+        for request: OutgoingRequest,
+        limit: ResponseTooLarge?,
+        control: TransferControl,
+        progress: ProgressHandler?,
+        into sink: (Data) throws(NetworkError) -> Void
+    ) async throws(NetworkError) -> Int64 {
+        let announced = Self.announcedLength(head, method: request.urlRequest.httpMethod)
+        let report: (Int64) -> Void = { received in
+            let total = announced.flatMap { received <= $0 ? $0 : nil }
+            progress?(TransferProgress(direction: .download, completedBytes: received, totalBytes: total))
+        }
+        let received: Int64
+        switch head.body.storage {
+        case .whole(let data):
+            if let limit, Int64(data.count) > limit.bytes { throw .responseTooLarge(limit) }
+            try sink(data)
+            received = Int64(data.count)
+            if received > 0 { report(received) }
+        case .stream(let stream):
+            control.onAbort { stream.finish(throwing: .cancelled) }
+            let result: Result<Int64, NetworkError> = await withTaskCancellationHandler {
+                var received: Int64 = 0
+                do throws(NetworkError) {
+                    while let chunk = try await stream.next() {
+                        received += Int64(chunk.count)
+                        control.touch()
+                        if let limit, received > limit.bytes {
+                            control.abort(.tooLarge(limit))
+                            throw .responseTooLarge(limit)
+                        }
+                        try sink(chunk)
+                        report(received)
+                    }
+                    return .success(received)
+                } catch {
+                    return .failure(control.failure(for: error))
+                }
+            } onCancel: {
+                control.abort(.cancelled)
+            }
+            received = try result.get()
+        }
+        if let announced, received < announced {
+            throw .connectionLost(IncompleteBody(expected: announced, received: received))
+        }
+        return received
+    }
+
+    /// Reads and drops a redirect's body, up to 1 MiB; a longer one ends the
+    /// transfer instead.
+    private func discard(_ body: ResponseBody, control: TransferControl) async {
+        guard case .stream(let stream) = body.storage else { return }
+        var dropped = 0
+        while let chunk = try? await stream.next() {
+            dropped += chunk.count
+            if dropped > 1 << 20 {
+                control.abort(.cancelled)
+                return
+            }
+        }
+    }
+
+    // MARK: - Header fields
+
+    /// The `Content-Length` a body must reach, when the server announced one
+    /// for a body that can have one and the client did not decode it.
+    private static func announcedLength(_ head: TransportResponse, method: String?) -> Int64? {
+        guard !head.contentDecoded, method?.uppercased() != "HEAD",
+              head.statusCode >= 200, head.statusCode != 204, head.statusCode != 304,
+              let value = head.value(forHTTPHeaderField: "Content-Length"),
+              let length = Int64(value.trimmingCharacters(in: .whitespaces)), length >= 0
+        else { return nil }
+        return length
+    }
+
+    /// The header fields handed on: for a body the client decoded, without
+    /// `Content-Encoding` and with the decoded `Content-Length`, so no plugin
+    /// decodes it twice or trusts the encoded length.
+    static func fixedHeaderFields(_ head: TransportResponse, bodyLength: Int64?) -> [String: String] {
+        guard head.contentDecoded else { return head.headerFields }
+        var fields = head.headerFields.filter { name, _ in
+            let lowered = name.lowercased()
+            return lowered != "content-encoding" && lowered != "content-length"
+        }
+        if let bodyLength { fields["Content-Length"] = String(bodyLength) }
+        return fields
+    }
+}

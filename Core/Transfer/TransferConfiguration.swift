@@ -1,0 +1,74 @@
+import Foundation
+
+/// How a ``Provider`` moves bytes, whatever its transport: redirects,
+/// time-outs and size limits.
+///
+/// ```swift
+/// var transfer = TransferConfiguration()
+/// transfer.redirects.maximum = 3
+/// transfer.deadline = 120
+/// transfer.limits.maximumBodySize = 8 << 20
+/// let provider = Provider<API>(transfer: transfer)
+/// ```
+public struct TransferConfiguration: Sendable {
+    /// How redirects are followed.
+    public struct Redirects: Sendable {
+        /// Whether redirects are followed at all. When `false`, a 3xx response
+        /// is returned as it is.
+        public var follows: Bool
+        /// How many redirects one call may follow before it fails with
+        /// ``RedirectFailure/tooManyRedirects(_:)``.
+        public var maximum: Int
+        /// Whether a redirect from `https` to plain `http` is followed. `false`
+        /// by default: it fails with ``RedirectFailure/insecureDowngrade``.
+        public var allowsInsecureDowngrade: Bool
+
+        /// Creates a redirect policy.
+        public init(follows: Bool = true, maximum: Int = 10, allowsInsecureDowngrade: Bool = false) {
+            self.follows = follows
+            self.maximum = maximum
+            self.allowsInsecureDowngrade = allowsInsecureDowngrade
+        }
+    }
+
+    /// How large a response may be.
+    public struct Limits: Sendable {
+        /// The most bytes a body kept in memory may have (after decoding, when
+        /// the transport decodes it); 64 MiB by default. A larger body fails
+        /// with ``NetworkError/responseTooLarge(_:)`` as soon as it passes the
+        /// limit. A target overrides it with ``TargetType/maximumResponseSize``.
+        public var maximumBodySize: Int64
+        /// The most bytes a download may write to disk; `nil` (the default)
+        /// for no limit. A target overrides it with
+        /// ``TargetType/maximumResponseSize``.
+        public var maximumDownloadSize: Int64?
+
+        /// Creates limits.
+        public init(maximumBodySize: Int64 = 64 << 20, maximumDownloadSize: Int64? = nil) {
+            self.maximumBodySize = maximumBodySize
+            self.maximumDownloadSize = maximumDownloadSize
+        }
+    }
+
+    /// How redirects are followed.
+    public var redirects: Redirects
+    /// How large a response may be.
+    public var limits: Limits
+    /// The idle time-out in seconds for targets whose ``TargetType/timeout`` is
+    /// `nil`: a transfer fails when nothing is sent or received for this long.
+    /// 60 by default.
+    public var timeout: TimeInterval
+    /// The most seconds one call's transfer may take, redirects included,
+    /// however steadily bytes move, for targets whose
+    /// ``TargetType/deadline`` is `nil`; `nil` (the default) for none.
+    public var deadline: TimeInterval?
+
+    /// Creates a configuration.
+    public init(redirects: Redirects = Redirects(), limits: Limits = Limits(), timeout: TimeInterval = 60,
+                deadline: TimeInterval? = nil) {
+        self.redirects = redirects
+        self.limits = limits
+        self.timeout = timeout
+        self.deadline = deadline
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The line between one transfer and Courier's transfer stage: the transport
+/// reports activity through it and learns from it when to stop.
+///
+/// The transfer stage makes one for every request it hands to a transport
+/// (see ``TransportRequest/control``) and watches it: when nothing moves for
+/// the idle time-out, when the deadline passes, when a body outgrows its limit
+/// or when the caller's task is cancelled, it calls the handlers registered
+/// with ``onAbort(_:)``, and classifies the failure itself.
+public final class TransferControl: Sendable {
+    /// Why the transfer stage stopped a transfer.
+    enum Reason: Sendable {
+        case cancelled
+        case timedOut(TransferTimeout)
+        case tooLarge(ResponseTooLarge)
+
+        var error: NetworkError {
+            switch self {
+            case .cancelled: .cancelled
+            case .timedOut(let timeout): .timedOut(timeout)
+            case .tooLarge(let failure): .responseTooLarge(failure)
+            }
+        }
+    }
+
+    private struct State {
+        var handlers: [@Sendable () -> Void] = []
+        var reason: Reason?
+        var received: Int64 = 0
+    }
+
+    private let state = Locked(State())
+    private let activity: Locked<UInt64>
+    private let bodyLimit: ResponseTooLarge?
+    private let uploadProgress: ProgressHandler?
+
+    /// A control with no limit and nobody listening, for tests and for
+    /// transports that wrap another one.
+    public convenience init() {
+        self.init(bodyLimit: nil, progress: nil)
+    }
+
+    init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?) {
+        self.bodyLimit = bodyLimit
+        self.uploadProgress = progress
+        self.activity = Locked(DispatchTime.now().uptimeNanoseconds)
+    }
+
+    // MARK: - What the transport reports
+
+    /// Reports request body bytes handed to the network: `totalSent` so far,
+    /// of `total` when known.
+    public func didSend(_ totalSent: Int64, of total: Int64?) {
+        touch()
+        uploadProgress?(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: total.flatMap { $0 > 0 ? $0 : nil }))
+    }
+
+    /// Reports that the response head arrived.
+    public func didReceiveHead() {
+        touch()
+    }
+
+    /// Reports body bytes collected by a transport that hands the body over
+    /// whole; stops the transfer (through the abort handlers) once the body
+    /// passes its limit.
+    public func didReceive(byteCount: Int) {
+        touch()
+        guard let bodyLimit else { return }
+        let total = state.withLock { state in
+            state.received += Int64(byteCount)
+            return state.received
+        }
+        if total > bodyLimit.bytes { abort(.tooLarge(bodyLimit)) }
+    }
+
+    /// Runs `handler` once when the transfer must stop; at once if it already
+    /// must. The handler cancels the client's request; the transport then
+    /// throws whatever its client reports.
+    public func onAbort(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            guard state.reason == nil else { return true }
+            state.handlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Whether the transfer has been told to stop.
+    public var isAborted: Bool {
+        state.withLock { $0.reason != nil }
+    }
+
+    // MARK: - What the transfer stage does
+
+    func touch() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        activity.withLock { $0 = now }
+    }
+
+    var lastActivity: UInt64 { activity.withLock { $0 } }
+
+    var reason: Reason? { state.withLock { $0.reason } }
+
+    /// Stops the transfer for `reason`; the first reason wins.
+    func abort(_ reason: Reason) {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            guard state.reason == nil else { return [] }
+            state.reason = reason
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// The error a failure stands for: the reason the transfer stage stopped
+    /// the transfer, when it did, or the transport's own error.
+    func failure(for error: any Error) -> NetworkError {
+        if let reason { return reason.error }
+        return NetworkError(transportError: error)
+    }
+}

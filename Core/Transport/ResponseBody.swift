@@ -1,0 +1,163 @@
+import Foundation
+
+/// A response body as a transport hands it over: whole, or as a stream of
+/// chunks that the transfer stage reads one at a time.
+///
+/// ```swift
+/// let whole = ResponseBody(Data("hello".utf8))
+///
+/// let (streamed, writer) = ResponseBody.makeStream()
+/// writer.yield(Data("hel".utf8))
+/// writer.yield(Data("lo".utf8))
+/// writer.finish()
+/// ```
+public struct ResponseBody: Sendable {
+    enum Storage: Sendable {
+        case whole(Data)
+        case stream(ResponseBodyStream)
+    }
+
+    let storage: Storage
+
+    /// A body that has already arrived whole.
+    public init(_ data: Data) {
+        storage = .whole(data)
+    }
+
+    /// An empty body.
+    public static let empty = ResponseBody(Data())
+
+    /// A body that arrives in chunks, and the writer that delivers them.
+    ///
+    /// The writer never blocks; a client that can wait passes `whenConsumed`
+    /// to ``ResponseBodyWriter/yield(_:whenConsumed:)`` and sends the next
+    /// chunk only after it runs, so at most one chunk waits in memory.
+    public static func makeStream() -> (body: ResponseBody, writer: ResponseBodyWriter) {
+        let stream = ResponseBodyStream()
+        return (ResponseBody(storage: .stream(stream)), ResponseBodyWriter(stream: stream))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+}
+
+/// Delivers the chunks of a streamed ``ResponseBody``, from any thread.
+public struct ResponseBodyWriter: Sendable {
+    let stream: ResponseBodyStream
+
+    /// Hands over the next chunk. `whenConsumed` runs once the reader has taken
+    /// it (or has stopped reading).
+    public func yield(_ chunk: Data, whenConsumed: (@Sendable () -> Void)? = nil) {
+        stream.yield(chunk, whenConsumed: whenConsumed)
+    }
+
+    /// Ends the body: every byte has been delivered.
+    public func finish() {
+        stream.finish(throwing: nil)
+    }
+
+    /// Ends the body with a failure (a lost connection, a parse error),
+    /// classified as ``NetworkError/init(transportError:)`` does.
+    public func fail(_ error: any Error) {
+        stream.finish(throwing: NetworkError(transportError: error))
+    }
+}
+
+/// A single-reader queue of chunks between a transport and the transfer stage.
+final class ResponseBodyStream: Sendable {
+    private struct Chunk {
+        let data: Data
+        let whenConsumed: (@Sendable () -> Void)?
+    }
+
+    private struct State {
+        var chunks: [Chunk] = []
+        var head = 0
+        var ended = false
+        var failure: NetworkError?
+        var reader: CheckedContinuation<Data?, any Error>?
+    }
+
+    private let state = Locked(State())
+
+    func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
+        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), queued, dropped }
+        let outcome: Outcome = state.withLock { state in
+            guard !state.ended else { return .dropped }
+            if let reader = state.reader {
+                state.reader = nil
+                return .delivered(reader)
+            }
+            state.chunks.append(Chunk(data: data, whenConsumed: whenConsumed))
+            return .queued
+        }
+        switch outcome {
+        case .delivered(let reader):
+            reader.resume(returning: data)
+            whenConsumed?()
+        case .dropped:
+            // Nobody reads it any more: let the client go on to be stopped by its abort.
+            whenConsumed?()
+        case .queued:
+            break
+        }
+    }
+
+    func finish(throwing failure: NetworkError?) {
+        let (reader, pending) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, [Chunk]) in
+            guard !state.ended else { return (nil, []) }
+            state.ended = true
+            state.failure = failure
+            let reader = state.reader
+            state.reader = nil
+            // A failure drops what was not read yet; a clean end keeps it for the reader.
+            guard failure != nil else { return (reader, []) }
+            let pending = Array(state.chunks[state.head...])
+            state.chunks = []
+            state.head = 0
+            return (reader, pending)
+        }
+        if let reader {
+            if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
+        }
+        for chunk in pending { chunk.whenConsumed?() }
+    }
+
+    /// The next chunk, or `nil` at the end.
+    func next() async throws(NetworkError) -> Data? {
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let outcome: Result<Chunk?, NetworkError>? = state.withLock { state in
+                    if state.head < state.chunks.count {
+                        let chunk = state.chunks[state.head]
+                        state.head += 1
+                        if state.head == state.chunks.count {
+                            state.chunks.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                        return .success(chunk)
+                    }
+                    if state.ended {
+                        return state.failure.map { .failure($0) } ?? .success(nil)
+                    }
+                    state.reader = continuation
+                    return nil
+                }
+                switch outcome {
+                case nil:
+                    break
+                case .success(let chunk)?:
+                    continuation.resume(returning: chunk?.data)
+                    chunk?.whenConsumed?()
+                case .failure(let error)?:
+                    continuation.resume(throwing: error)
+                }
+            }
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+
+/// Request bodies as AsyncHTTPClient takes them: small ones at once, larger
+/// ones and files in 64 KiB chunks, each read only when the connection has
+/// taken the one before, so memory stays bounded.
+enum RequestBodies {
+    static let chunkSize = 64 * 1024
+
+    static func make(for request: TransportRequest, on group: any EventLoopGroup) -> HTTPClient.Body? {
+        if let file = request.uploadFile {
+            return stream(length: request.bodyLength, on: group) { () throws -> any ChunkSource in
+                try FileChunks(file)
+            }
+        }
+        guard let data = request.urlRequest.httpBody else { return nil }
+        if data.count <= chunkSize { return .bytes(data) }
+        return stream(length: Int64(data.count), on: group) { DataChunks(data: data) }
+    }
+
+    private static func stream(length: Int64, on group: any EventLoopGroup,
+                               source: @escaping @Sendable () throws -> any ChunkSource) -> HTTPClient.Body {
+        .stream(contentLength: length) { writer in
+            let done = group.any().makePromise(of: Void.self)
+            done.completeWithTask {
+                var chunks = try source()
+                defer { chunks.close() }
+                var sent: Int64 = 0
+                while sent < length {
+                    let chunk = try chunks.next(max: Int(min(Int64(chunkSize), length - sent)))
+                    try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+                    sent += Int64(chunk.count)
+                }
+            }
+            return done.futureResult
+        }
+    }
+}
+
+/// Where an upload's chunks come from.
+protocol ChunkSource {
+    /// The next chunk of at most `max` bytes; throws when the source ends early.
+    mutating func next(max: Int) throws -> Data
+    func close()
+}
+
+private struct DataChunks: ChunkSource {
+    let data: Data
+    var offset = 0
+
+    mutating func next(max: Int) throws -> Data {
+        let start = data.startIndex + offset
+        let end = min(start + max, data.endIndex)
+        offset += end - start
+        return data[start..<end]
+    }
+
+    func close() {}
+}
+
+private struct FileChunks: ChunkSource {
+    let handle: FileHandle
+    let path: String
+
+    init(_ url: URL) throws {
+        path = url.path
+        handle = try FileHandle(forReadingFrom: url)
+    }
+
+    mutating func next(max: Int) throws -> Data {
+        let chunk = try handle.read(upToCount: max) ?? Data()
+        guard !chunk.isEmpty else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        return chunk
+    }
+
+    func close() {
+        try? handle.close()
+    }
+}

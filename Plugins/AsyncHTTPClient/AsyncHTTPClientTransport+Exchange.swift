@@ -1,0 +1,137 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One request through AsyncHTTPClient's delegate API: reports activity,
+/// hands the head over as soon as it arrives (or the whole body, when the
+/// transfer stage keeps it in memory) and the body chunk by chunk with
+/// back-pressure. AsyncHTTPClient calls it on the task's event loop, one call
+/// at a time.
+final class Exchange: HTTPClientResponseDelegate, Sendable {
+    typealias Response = Void
+
+    /// Encodings AsyncHTTPClient's decompressor decodes.
+    private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate"]
+
+    private struct State {
+        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var result: Result<TransportResponse, any Error>?
+        var head: HTTPResponseHead?
+        var collected: ByteBuffer?
+        var writer: ResponseBodyWriter?
+        var sent: Int64 = 0
+    }
+
+    private let request: TransportRequest
+    private let decoded: Bool
+    private let state = Locked(State())
+
+    init(request: TransportRequest, decoded: Bool) {
+        self.request = request
+        self.decoded = decoded
+    }
+
+    /// The response head, with the body whole or to be streamed.
+    func response() async throws -> TransportResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<TransportResponse, any Error>? in
+                if let result = state.result { return result }
+                state.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    private func deliver(_ result: Result<TransportResponse, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<TransportResponse, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody) -> TransportResponse {
+        var fields: [String: String] = [:]
+        var spellings: [String: String] = [:]
+        for (name, value) in head.headers {
+            let lowercased = name.lowercased()
+            if let key = spellings[lowercased], let existing = fields[key] {
+                fields[key] = "\(existing), \(value)"
+            } else {
+                spellings[lowercased] = name
+                fields[name] = value
+            }
+        }
+        let encoding = head.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        return TransportResponse(statusCode: Int(head.status.code), url: request.url, headerFields: fields, body: body,
+                                 contentDecoded: decoded && encoding.map(Self.decodedEncodings.contains) == true)
+    }
+
+    // MARK: - HTTPClientResponseDelegate
+
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        let sent = state.withLock { state in
+            state.sent += Int64(part.readableBytes)
+            return state.sent
+        }
+        request.control.didSend(sent, of: request.bodyLength)
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        request.control.didReceiveHead()
+        if request.collectsBody {
+            state.withLock { $0.head = head }
+        } else {
+            let (body, writer) = ResponseBody.makeStream()
+            state.withLock {
+                $0.head = head
+                $0.writer = writer
+            }
+            deliver(.success(makeResponse(head, body: body)))
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        if let writer = state.withLock({ $0.writer }) {
+            let consumed = task.eventLoop.makePromise(of: Void.self)
+            writer.yield(Data(buffer.readableBytesView)) { consumed.succeed() }
+            return consumed.futureResult
+        }
+        state.withLock { state in
+            if state.collected == nil {
+                state.collected = buffer
+            } else {
+                var part = buffer
+                state.collected?.writeBuffer(&part)
+            }
+        }
+        request.control.didReceive(byteCount: buffer.readableBytes)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        if let writer = state.withLock({ $0.writer }) {
+            writer.fail(AsyncHTTPClientTransport.foundationError(for: error))
+        } else {
+            deliver(.failure(error))
+        }
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let (head, collected, writer) = state.withLock { ($0.head, $0.collected, $0.writer) }
+        if let writer {
+            writer.finish()
+        } else if let head {
+            let data = collected.map { Data($0.readableBytesView) } ?? Data()
+            deliver(.success(makeResponse(head, body: ResponseBody(data))))
+        } else {
+            deliver(.failure(URLError(.badServerResponse)))
+        }
+    }
+}
