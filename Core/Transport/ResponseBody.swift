@@ -40,6 +40,29 @@ public struct ResponseBody: Sendable {
     private init(storage: Storage) {
         self.storage = storage
     }
+
+    /// Reads the whole body, for transports that wrap another one and for
+    /// tests; the transfer stage reads bodies itself, under its limits.
+    /// - Throws: ``NetworkError/responseTooLarge(_:)`` past `limit` bytes, or
+    ///   the failure that ended the stream.
+    public func collect(upTo limit: Int) async throws(NetworkError) -> Data {
+        let tooLarge = NetworkError.responseTooLarge(ResponseTooLarge(limit: .memory, bytes: Int64(limit)))
+        switch storage {
+        case .whole(let data):
+            guard data.count <= limit else { throw tooLarge }
+            return data
+        case .stream(let stream):
+            var data = Data()
+            while let chunk = try await stream.next() {
+                guard data.count + chunk.count <= limit else {
+                    stream.finish(throwing: .cancelled)
+                    throw tooLarge
+                }
+                data.append(chunk)
+            }
+            return data
+        }
+    }
 }
 
 /// Delivers the chunks of a streamed ``ResponseBody``, from any thread.

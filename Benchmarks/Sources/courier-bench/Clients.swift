@@ -51,10 +51,13 @@ enum Clients {
         }
     }
 
-    /// `URLSessionTransport.send` alone: no provider, plugins or mapping.
+    /// The transport through a provider with no plugins and no mapping: the
+    /// transport and the transfer stage (redirect, time-out and limit checks,
+    /// collecting the body), as every request pays them.
     static func transportOnly(_ transport: any Transport, baseURL: URL) -> BenchOperation {
-        let request = TransportRequest(urlRequest: URLRequest(url: baseURL.appendingPathComponent("json")))
-        return { _ = try await transport.send(request) }
+        let provider = Provider<BenchTarget>(transport: transport)
+        let target = BenchTarget(baseURL: baseURL)
+        return { _ = try await provider.request(target) }
     }
 
     /// `HTTPClient.execute` plus collecting the body and `JSONDecoder`.

@@ -69,6 +69,17 @@ struct DownloadBenchmark {
 
 // MARK: - The child
 
+/// `GET url`, downloaded to `destination`.
+struct DownloadTarget: TargetType {
+    let url: URL
+    let destination: DownloadDestination
+    var baseURL: URL { url }
+    var path: String { "" }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .downloadDestination(destination) }
+    var headers: [String: String]? { nil }
+}
+
 enum DownloadChild {
     /// Downloads `url` to a temporary file with `side`'s client, then prints
     /// "VmHWM-in-kB MB/s" and removes the file.
@@ -76,16 +87,15 @@ enum DownloadChild {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         let start = ContinuousClock.now
-        let request = TransportRequest(urlRequest: URLRequest(url: url),
-                                       downloadDestination: DownloadDestinations.file(file))
+        let target = DownloadTarget(url: url, destination: DownloadDestinations.file(file))
         switch side {
         case "courier-URLSession":
-            _ = try await URLSessionTransport().send(request)
+            _ = try await Provider<DownloadTarget>(transport: URLSessionTransport()).request(target)
         case "bare-URLSession":
             try await BareFileDownload().download(url, to: file)
         case "courier-AsyncHTTPClient":
             let transport = AsyncHTTPClientTransport()
-            let result = await capture { try await transport.send(request) }
+            let result = await capture { try await Provider<DownloadTarget>(transport: transport).request(target) }
             try await transport.shutdown()
             _ = try result.get()
         case "bare-AsyncHTTPClient":

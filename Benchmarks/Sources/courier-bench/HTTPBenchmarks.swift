@@ -55,6 +55,15 @@ struct HTTPBenchmarks {
             log("  \(row.name): \(Int(row.courier)) vs \(Int(row.bare)) req/s, \(Int(cpuRow.courier)) vs \(Int(cpuRow.bare)) us CPU")
             rows += [row, cpuRow]
         }
+        // Exact, whatever the machine's load: every allocation in the process
+        // (client, runtime and the in-process server alike) per sequential request.
+        let allocations = try await interleaved(
+            rounds: 3,
+            courier: { try await allocationsPerCall(quick ? 200 : 1_000, pair.courier) },
+            bare: { try await allocationsPerCall(quick ? 200 : 1_000, pair.bare) }
+        )
+        rows.append(Row(name: "\(label), allocations per request", unit: "allocs", courier: allocations.courier,
+                        bare: allocations.bare, higherIsBetter: false))
         return rows
     }
 }

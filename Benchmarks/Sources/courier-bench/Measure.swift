@@ -1,3 +1,4 @@
+import CMallocCounter
 import Foundation
 
 // MARK: - Rows
@@ -49,6 +50,14 @@ func interleaved(
         }
     }
     return (median(courierSamples), median(bareSamples))
+}
+
+/// Allocations per call, counted by the `CMallocCounter` interposer (every
+/// allocation in the process, so run it with nothing else going on).
+func allocationsPerCall(_ count: Int, _ operation: BenchOperation) async throws -> Double {
+    let before = courier_bench_allocation_count()
+    for _ in 0..<count { try await operation() }
+    return Double(courier_bench_allocation_count() - before) / Double(count)
 }
 
 func median(_ values: [Double]) -> Double {
