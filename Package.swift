@@ -128,7 +128,7 @@ var targets: [Target] = [
     // per test, which takes seconds unoptimised.
     .target(
         name: "CourierLoopback",
-        dependencies: nio,
+        dependencies: nio + ["CZlib"],
         path: "Tests/Loopback",
         swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),

@@ -182,7 +182,16 @@ struct Transfer: Sendable {
                     }
                     return .success(received)
                 } catch {
-                    return .failure(control.failure(for: error))
+                    // However the transport names it, a body that broke off before
+                    // its Content-Length is a lost connection.
+                    let failure = control.failure(for: error)
+                    switch failure {
+                    case .timedOut, .cancelled, .responseTooLarge, .downloadFailed:
+                        return .failure(failure)
+                    default:
+                        guard let announced, received < announced else { return .failure(failure) }
+                        return .failure(.connectionLost(IncompleteBody(expected: announced, received: received)))
+                    }
                 }
             } onCancel: {
                 control.abort(.cancelled)

@@ -120,6 +120,9 @@ private final class Exchange: @unchecked Sendable {
 
     func received(_ data: Data) {
         if collects {
+            // Once stopped (a limit, a time-out), Foundation may still deliver
+            // what it had read: drop it instead of keeping it.
+            guard !control.isAborted else { return }
             state.withLock { $0.body.append(data) }
             control.didReceive(byteCount: data.count)
         } else {
@@ -146,19 +149,35 @@ private final class Exchange: @unchecked Sendable {
             }
             return (state.continuation, state.writer, state.head ?? task.response as? HTTPURLResponse, state.body, state.challenged)
         }
-        let failure = challenged ? nil : error
+        let failure = (challenged ? nil : error).map(Self.translated)
         if let writer {
             if let failure { writer.fail(failure) } else { writer.finish() }
             return
         }
         guard let continuation else { return }
-        if let failure {
-            continuation.resume(throwing: failure)
-        } else if let head {
+        switch (head, failure) {
+        case (let head?, nil):
             continuation.resume(returning: makeResponse(head, body: ResponseBody(body)))
-        } else {
+        case (let head?, let failure?):
+            // The head arrived and the body broke off: hand over what came, then
+            // the failure, so the transfer stage sees how much was missing.
+            let (stream, writer) = ResponseBody.makeStream()
+            writer.yield(body)
+            writer.fail(failure)
+            continuation.resume(returning: makeResponse(head, body: stream))
+        case (nil, let failure?):
+            continuation.resume(throwing: failure)
+        case (nil, nil):
             continuation.resume(throwing: URLError(.badServerResponse))
         }
+    }
+
+    /// Foundation on Linux reports a status line it cannot read as an
+    /// unsupported URL; the URL was checked before sending, so it is the
+    /// response that cannot be parsed.
+    private static func translated(_ error: any Error) -> any Error {
+        guard let error = error as? URLError, error.code == .unsupportedURL else { return error }
+        return URLError(.cannotParseResponse, userInfo: [NSUnderlyingErrorKey: error])
     }
 
     private func makeResponse(_ head: HTTPURLResponse, body: ResponseBody) -> TransportResponse {

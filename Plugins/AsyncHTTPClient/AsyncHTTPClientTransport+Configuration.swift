@@ -20,11 +20,20 @@ extension AsyncHTTPClientTransport {
         /// from this; for a client you pass in, set it to match that client's
         /// `decompression`.
         public var decompressesResponses: Bool
+        /// The most bytes the owned client decompresses for one response
+        /// (64 MiB by default); past it the transfer fails with
+        /// `NetworkError.responseTooLarge`. The client inflates a compressed
+        /// chunk at once, so a bomb (1 GB of zeros in 1 MB) must be stopped
+        /// inside the client, before the provider's own limit sees the bytes.
+        public var maximumDecompressedSize: Int
 
         /// Creates a configuration.
-        /// - Parameter decompressesResponses: Whether the client decodes compressed bodies.
-        public init(decompressesResponses: Bool = false) {
+        /// - Parameters:
+        ///   - decompressesResponses: Whether the client decodes compressed bodies.
+        ///   - maximumDecompressedSize: The most bytes decompressed for one response.
+        public init(decompressesResponses: Bool = false, maximumDecompressedSize: Int = 64 << 20) {
             self.decompressesResponses = decompressesResponses
+            self.maximumDecompressedSize = maximumDecompressedSize
         }
     }
 }

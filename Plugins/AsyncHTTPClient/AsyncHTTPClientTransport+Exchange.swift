@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 
 /// One request through AsyncHTTPClient's delegate API: reports activity,
 /// hands the head over as soon as it arrives (or the whole body, when the
@@ -26,11 +27,13 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     private let request: TransportRequest
     private let decoded: Bool
+    private let maximumDecompressedSize: Int
     private let state = Locked(State())
 
-    init(request: TransportRequest, decoded: Bool) {
+    init(request: TransportRequest, decoded: Bool, maximumDecompressedSize: Int) {
         self.request = request
         self.decoded = decoded
+        self.maximumDecompressedSize = maximumDecompressedSize
     }
 
     /// The response head, with the body whole or to be streamed.
@@ -116,11 +119,26 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        if let writer = state.withLock({ $0.writer }) {
-            writer.fail(AsyncHTTPClientTransport.foundationError(for: error))
+        let (head, collected, writer) = state.withLock { ($0.head, $0.collected, $0.writer) }
+        if let writer {
+            writer.fail(failure(for: error))
+        } else if let head {
+            // The head arrived and the body broke off: hand over what came, then
+            // the failure, so the transfer stage sees how much was missing.
+            let (body, writer) = ResponseBody.makeStream()
+            writer.yield(collected.map { Data($0.readableBytesView) } ?? Data())
+            writer.fail(failure(for: error))
+            deliver(.success(makeResponse(head, body: body)))
         } else {
             deliver(.failure(error))
         }
+    }
+
+    private func failure(for error: any Error) -> any Error {
+        if let error = error as? NIOHTTPDecompression.DecompressionError, error == .limit {
+            return NetworkError.responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(maximumDecompressedSize)))
+        }
+        return AsyncHTTPClientTransport.foundationError(for: error)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {

@@ -65,8 +65,8 @@ public final class AsyncHTTPClientTransport: Transport {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        // The transfer stage counts the decoded bytes against the body limit.
-        clientConfiguration.decompression = configuration.decompressesResponses ? .enabled(limit: .none) : .disabled
+        clientConfiguration.decompression = configuration.decompressesResponses
+            ? .enabled(limit: .size(max(0, configuration.maximumDecompressedSize))) : .disabled
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
@@ -98,7 +98,8 @@ public final class AsyncHTTPClientTransport: Transport {
         // request goes back into the queue, so only the transfer stage's
         // time-out ends the wait, as with URLSession.
         while true {
-            let exchange = Exchange(request: request, decoded: configuration.decompressesResponses)
+            let exchange = Exchange(request: request, decoded: configuration.decompressesResponses,
+                                    maximumDecompressedSize: configuration.maximumDecompressedSize)
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: .indifferent)
             // A client that was shut down fails the task without telling the delegate.
             task.futureResult.whenFailure { exchange.didReceiveError(task: task, $0) }
@@ -107,6 +108,8 @@ public final class AsyncHTTPClientTransport: Transport {
                 return try await exchange.response()
             } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout && !request.control.isAborted {
                 continue
+            } catch let error as NIOHTTPDecompression.DecompressionError where error == .limit {
+                throw .responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(configuration.maximumDecompressedSize)))
             } catch {
                 throw NetworkError(transportError: Self.foundationError(for: error))
             }

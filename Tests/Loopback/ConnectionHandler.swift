@@ -43,22 +43,13 @@ struct ConnectionHandler {
     }
 
     private static func record(_ head: HTTPRequestHead, body: ByteBuffer, connectionID: Int) -> RecordedRequest {
-        let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let rawPath = parts.first.map(String.init) ?? head.uri
-        return RecordedRequest(
-            method: head.method.rawValue,
-            uri: head.uri,
-            path: rawPath.removingPercentEncoding ?? rawPath,
-            rawQuery: parts.count > 1 ? String(parts[1]) : nil,
-            headers: head.headers.map { (name: $0.name, value: $0.value) },
-            body: Data(body.readableBytesView),
-            connectionID: connectionID
-        )
+        RecordedRequest(method: head.method.rawValue, uri: head.uri, headers: head.headers.map { (name: $0.name, value: $0.value) },
+                        body: Data(body.readableBytesView), connectionID: connectionID)
     }
 
     // MARK: - Routing
 
-    private func respond(to request: RecordedRequest) async -> LoopbackResponse {
+    func respond(to request: RecordedRequest) async -> LoopbackResponse {
         if let handler = state.customHandler(for: request.path) {
             return await handler(request)
         }

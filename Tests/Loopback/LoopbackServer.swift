@@ -97,6 +97,21 @@ public final class LoopbackServer: Sendable {
         state.addRoute(path: path, prefix: prefix, handler: handler)
     }
 
+    // MARK: - Answering without a socket
+
+    /// Records a request and answers it as the server would over a
+    /// connection, for transports that stay in memory.
+    public func respond(
+        method: String, uri: String, headers: [(name: String, value: String)], body: Data
+    ) async -> (status: Int, headers: [(name: String, value: String)], body: Data) {
+        let request = RecordedRequest(method: method, uri: uri, headers: headers, body: body, connectionID: 0)
+        state.record(request)
+        let response = await ConnectionHandler(state: state).respond(to: request)
+        let body = method == "HEAD" ? Data() : response.bodyData
+        let length = method == "HEAD" ? response.bodyData.count : body.count
+        return (response.status, response.headers + [("Content-Length", String(length))], body)
+    }
+
     // MARK: - What the server saw
 
     /// Every request received so far, in order.

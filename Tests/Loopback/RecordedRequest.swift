@@ -17,6 +17,18 @@ public struct RecordedRequest: Sendable {
     /// Which connection it came on (each TCP connection has its own number).
     public let connectionID: Int
 
+    init(method: String, uri: String, headers: [(name: String, value: String)], body: Data, connectionID: Int) {
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawPath = parts.first.map(String.init) ?? uri
+        self.method = method
+        self.uri = uri
+        self.path = rawPath.removingPercentEncoding ?? rawPath
+        self.rawQuery = parts.count > 1 ? String(parts[1]) : nil
+        self.headers = headers
+        self.body = body
+        self.connectionID = connectionID
+    }
+
     /// The first value of a header field, matched case-insensitively.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -81,6 +93,15 @@ public struct LoopbackResponse: Sendable {
         self.headers = headers
         self.body = body
         self.delay = delay
+    }
+
+    /// The whole body, as it goes over the wire.
+    public var bodyData: Data {
+        switch body {
+        case .data(let data): data
+        case .chunked(let chunks): chunks.reduce(Data(), +)
+        case .generated(let count, let seed): LoopbackServer.bytes(count: count, seed: seed)
+        }
     }
 
     /// A response with a text body.

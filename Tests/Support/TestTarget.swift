@@ -14,6 +14,8 @@ public struct TestTarget: TargetType {
     public var validationType: ValidationType
     public var sampleData: Data
     public var timeout: TimeInterval?
+    public var deadline: TimeInterval?
+    public var maximumResponseSize: Int64?
 
     public init(
         _ baseURL: URL,
@@ -23,7 +25,9 @@ public struct TestTarget: TargetType {
         headers: [String: String]? = nil,
         validationType: ValidationType = .none,
         sampleData: Data = Data(),
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        deadline: TimeInterval? = nil,
+        maximumResponseSize: Int64? = nil
     ) {
         self.baseURL = baseURL
         self.path = path
@@ -33,6 +37,8 @@ public struct TestTarget: TargetType {
         self.validationType = validationType
         self.sampleData = sampleData
         self.timeout = timeout
+        self.deadline = deadline
+        self.maximumResponseSize = maximumResponseSize
     }
 }
 

@@ -1,0 +1,118 @@
+import Courier
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// A server that misbehaves: every fault ends in the `NetworkError` that names
+/// it, within a bounded time and with bounded memory, on every transport.
+extension TransportConformanceTests {
+    /// Streamed: a progress handler makes the transfer stage read the body
+    /// chunk by chunk; without one, a transport may collect it whole.
+    @Test(arguments: TransportKind.networked, [false, true])
+    func aResetInTheMiddleOfTheBodyIsConnectionLost(kind: TransportKind, streamed: Bool) async throws {
+        let error = try await faultOutcome(of: .resetMidBody, on: kind, progress: progress(streamed: streamed))
+        guard case .connectionLost = error else {
+            Issue.record("expected connectionLost, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test(arguments: TransportKind.networked, [false, true])
+    func aBodyShorterThanItsContentLengthIsConnectionLost(kind: TransportKind, streamed: Bool) async throws {
+        let error = try await faultOutcome(of: .closeEarly, on: kind, progress: progress(streamed: streamed))
+        guard case .connectionLost = error else {
+            Issue.record("expected connectionLost, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test(arguments: TransportKind.networked, [false, true])
+    func aStallAfterTheHeadEndsAtTheIdleTimeOut(kind: TransportKind, streamed: Bool) async throws {
+        let error = try await faultOutcome(of: .stallAfterHead, on: kind, timeout: 0.5, progress: progress(streamed: streamed))
+        guard case .timedOut(let reason as TransferTimeout) = error, reason == .idle(0.5) else {
+            Issue.record("expected an idle time-out of 0.5 s, got \(String(describing: error))")
+            return
+        }
+    }
+
+    /// A byte every 50 ms keeps the idle time-out (2 s) from firing; the
+    /// deadline ends it.
+    @Test(arguments: TransportKind.networked)
+    func aTrickleBelowTheIdleTimeOutEndsAtTheDeadline(kind: TransportKind) async throws {
+        let transfer = TransferConfiguration(timeout: 2, deadline: 3)
+        let error = try await faultOutcome(of: .trickle, on: kind, transfer: transfer)
+        guard case .timedOut(let reason as TransferTimeout) = error, reason == .deadline(3) else {
+            Issue.record("expected the 3 s deadline, got \(String(describing: error))")
+            return
+        }
+    }
+
+    /// Without decoding, a bomb is just its compressed bytes, for `CourierGzip`
+    /// to decode under its own limit.
+    @Test func aBombTheClientDoesNotDecodeArrivesCompressed() async throws {
+        try await TransportKind.asyncHTTPClient.withFaultyProvider { provider, server in
+            let response = try await withDeadline(120) {
+                try await provider.request(TestTarget(server.url(.gzipBomb), path: ""))
+            }
+            #expect(response.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
+            #expect(response.data.count < 4 << 20)
+            #expect(response.data.prefix(2) == Data([0x1F, 0x8B]))
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func anOversizedHeadIsAFailureNotAHang(kind: TransportKind) async throws {
+        let error = try await faultOutcome(of: .oversizedHead, on: kind)
+        switch error {
+        case .invalidResponse?, .connectionLost?, .transport?: break
+        default: Issue.record("expected a failure to read the response, got \(String(describing: error))")
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func aMalformedStatusLineIsAnInvalidResponse(kind: TransportKind) async throws {
+        let error = try await faultOutcome(of: .malformedStatusLine, on: kind)
+        guard case .invalidResponse = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func aTimeOutSetByTheRequestClosureCounts(kind: TransportKind) async throws {
+        try await withFaultyServer { server in
+            try await kind.withTransport { transport in
+                let provider = Provider<TestTarget>(requestClosure: { endpoint in
+                    var request = try endpoint.urlRequest()
+                    request.timeoutInterval = 0.5
+                    return request
+                }, transport: transport)
+                let error = try await withDeadline(60) {
+                    await CourierAsyncHTTPClientTests.failure(of: TestTarget(server.url(.stallAfterHead), path: ""), on: provider)
+                }
+                guard case .timedOut(let reason as TransferTimeout) = error, reason == .idle(0.5) else {
+                    Issue.record("expected an idle time-out of 0.5 s, got \(String(describing: error))")
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    func faultOutcome(
+        of fault: FaultyServer.Fault,
+        on kind: TransportKind,
+        transfer: TransferConfiguration = TransferConfiguration(),
+        decompresses: Bool = false,
+        timeout: TimeInterval? = nil,
+        progress: ProgressHandler? = nil
+    ) async throws -> NetworkError? {
+        try await kind.withFaultyProvider(transfer: transfer, decompressesResponses: decompresses) { provider, server in
+            try await withDeadline(120, "the \(fault) fault") {
+                await CourierAsyncHTTPClientTests.failure(of: TestTarget(server.url(fault), path: "", timeout: timeout),
+                                                          on: provider, progress: progress)
+            }
+        }
+    }
+}

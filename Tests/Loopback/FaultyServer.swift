@@ -1,0 +1,187 @@
+import CZlib
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A server on 127.0.0.1 that misbehaves on demand, the way a broken network
+/// or a hostile server does. It speaks raw bytes, not through an HTTP
+/// encoder, so it can send what no well-behaved server would.
+///
+/// Each path is one fault; ``url(_:)`` gives its URL:
+/// - ``Fault/resetMidBody``: 64 KiB of a 1 MB body, then a TCP reset.
+/// - ``Fault/closeEarly``: 1,000 bytes of a 100,000-byte body, then a close.
+/// - ``Fault/stallAfterHead``: the head, then silence until the client leaves.
+/// - ``Fault/trickle``: one byte every 50 ms of a 1 MB body, forever.
+/// - ``Fault/endlessChunked``: a chunked body that never ends.
+/// - ``Fault/gzipBomb`` and ``Fault/deflateBomb``: 1 GB of zeros, compressed
+///   to about 1 MB, with `Content-Encoding`.
+/// - ``Fault/oversizedHead``: a header block of 1 MiB.
+/// - ``Fault/malformedStatusLine``: a status line that is not HTTP.
+public final class FaultyServer: Sendable {
+    public enum Fault: String, Sendable, CaseIterable {
+        case resetMidBody = "reset"
+        case closeEarly = "close-early"
+        case stallAfterHead = "stall"
+        case trickle
+        case endlessChunked = "endless"
+        case gzipBomb = "gzip-bomb"
+        case deflateBomb = "deflate-bomb"
+        case oversizedHead = "huge-head"
+        case malformedStatusLine = "bad-status"
+    }
+
+    public let port: Int
+    private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    private let serving: Task<Void, Never>
+    private let connections = Protected<[ObjectIdentifier: any Channel]>([:])
+
+    /// The URL that triggers `fault`.
+    public func url(_ fault: Fault) -> URL {
+        URL(string: "http://127.0.0.1:\(port)/\(fault.rawValue)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Starts a server and returns once it accepts connections.
+    public static func start() async throws -> FaultyServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        guard let port = channel.channel.localAddress?.port else { throw LoopbackError.noPort }
+        return FaultyServer(port: port, channel: channel)
+    }
+
+    private init(port: Int, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
+        self.port = port
+        self.channel = channel
+        let connections = self.connections
+        self.serving = Task {
+            _ = try? await channel.executeThenClose { inbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in inbound {
+                        let id = ObjectIdentifier(connection.channel)
+                        connections.withLock { $0[id] = connection.channel }
+                        group.addTask {
+                            await Self.serve(connection)
+                            connections.withLock { _ = $0.removeValue(forKey: id) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Closes the listener and every connection.
+    public func shutdown() async {
+        try? await channel.channel.close()
+        for connection in connections.withLock({ Array($0.values) }) {
+            connection.close(promise: nil)
+        }
+        serving.cancel()
+        await serving.value
+    }
+
+    // MARK: - One connection
+
+    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var request = ByteBuffer()
+            for try await var chunk in inbound {
+                request.writeBuffer(&chunk)
+                let text = String(buffer: request)
+                guard let end = text.range(of: "\r\n\r\n") else { continue }
+                let path = text[..<end.lowerBound].split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+                guard let fault = Fault(rawValue: String(path.dropFirst())) else {
+                    try await outbound.write(ByteBuffer(string: "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
+                    request.clear()
+                    continue
+                }
+                try await misbehave(fault, connection: connection.channel, outbound: outbound)
+                return
+            }
+        }
+    }
+
+    private static func misbehave(
+        _ fault: Fault,
+        connection: any Channel,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws {
+        func write(_ text: String) async throws { try await outbound.write(ByteBuffer(string: text)) }
+        func head(_ fields: String) -> String { "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\(fields)\r\n" }
+        switch fault {
+        case .resetMidBody:
+            try await write(head("Content-Length: 1000000\r\n"))
+            try await outbound.write(ByteBuffer(repeating: 7, count: 64 * 1024))
+            // SO_LINGER with a zero time-out: close() sends a reset, not a FIN.
+            try await (connection as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+            try await connection.close()
+        case .closeEarly:
+            try await write(head("Content-Length: 100000\r\n"))
+            try await outbound.write(ByteBuffer(repeating: 7, count: 1000))
+            try await connection.close()
+        case .stallAfterHead:
+            try await write(head("Content-Length: 10\r\n"))
+            try await connection.closeFuture.get()
+        case .trickle:
+            try await write(head("Content-Length: 1000000\r\n"))
+            while connection.isActive {
+                try await outbound.write(ByteBuffer(repeating: 7, count: 1))
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+        case .endlessChunked:
+            try await write(head("Transfer-Encoding: chunked\r\n"))
+            let chunk = ByteBuffer(string: "10000\r\n" + String(repeating: "x", count: 0x10000) + "\r\n")
+            while true { try await outbound.write(chunk) }
+        case .gzipBomb, .deflateBomb:
+            let gzip = fault == .gzipBomb
+            try await write(head("Content-Encoding: \(gzip ? "gzip" : "deflate")\r\nTransfer-Encoding: chunked\r\n"))
+            try await ZerosCompressor.stream(gigabytes: 1, gzip: gzip) { compressed in
+                var chunk = ByteBuffer(string: String(compressed.count, radix: 16) + "\r\n")
+                chunk.writeBytes(compressed)
+                chunk.writeString("\r\n")
+                try await outbound.write(chunk)
+            }
+            try await write("0\r\n\r\n")
+        case .oversizedHead:
+            try await write("HTTP/1.1 200 OK\r\nX-Padding: " + String(repeating: "a", count: 1 << 20) + "\r\nContent-Length: 2\r\n\r\nok")
+            try await connection.closeFuture.get()
+        case .malformedStatusLine:
+            try await write("HTTP/1.1 two hundred\r\nContent-Length: 2\r\n\r\nok")
+            try await connection.closeFuture.get()
+        }
+    }
+}
+
+/// Compresses zeros with zlib as the client reads them, so a bomb costs the
+/// server only what the client takes.
+enum ZerosCompressor {
+    static func stream(gigabytes: Int, gzip: Bool, _ emit: ([UInt8]) async throws -> Void) async throws {
+        var stream = z_stream()
+        guard deflateInit2_(&stream, 9, Z_DEFLATED, gzip ? 31 : 15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return }
+        defer { deflateEnd(&stream) }
+        var zeros = [UInt8](repeating: 0, count: 1 << 20)
+        var output = [UInt8](repeating: 0, count: 64 * 1024)
+        for index in 0..<(gigabytes * 1024) {
+            let flush = index == gigabytes * 1024 - 1 ? Z_FINISH : Z_NO_FLUSH
+            var pending: [[UInt8]] = []
+            zeros.withUnsafeMutableBufferPointer { input in
+                stream.next_in = input.baseAddress
+                stream.avail_in = UInt32(input.count)
+                repeat {
+                    output.withUnsafeMutableBufferPointer { out in
+                        stream.next_out = out.baseAddress
+                        stream.avail_out = UInt32(out.count)
+                        _ = deflate(&stream, flush)
+                        let produced = out.count - Int(stream.avail_out)
+                        if produced > 0 { pending.append(Array(out[0..<produced])) }
+                    }
+                } while stream.avail_out == 0
+            }
+            for piece in pending { try await emit(piece) }
+        }
+    }
+}

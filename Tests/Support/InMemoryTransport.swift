@@ -1,0 +1,79 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A whole ``Transport`` in a few lines: it answers from a loopback server's
+/// routes without a socket. Redirects, limits, downloads, progress and errors
+/// are the transfer stage's, so it passes the conformance suite's tests that
+/// need no real connection.
+public struct InMemoryTransport: Transport {
+    public let server: LoopbackServer
+
+    public init(server: LoopbackServer) {
+        self.server = server
+    }
+
+    public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        var body = request.urlRequest.httpBody ?? Data()
+        if let file = request.uploadFile {
+            do { body = try Data(contentsOf: file) } catch { throw NetworkError(transportError: error) }
+        }
+        request.control.didSend(Int64(body.count), of: Int64(body.count))
+        let url = request.url
+        let uri = url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
+        let headers = (request.urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
+        let answer = await server.respond(method: request.method, uri: uri, headers: headers, body: body)
+        var fields: [String: String] = [:]
+        for (name, value) in answer.headers { fields[name] = value }
+        guard !request.collectsBody else {
+            return TransportResponse(statusCode: answer.status, url: url, headerFields: fields, body: ResponseBody(answer.body))
+        }
+        let (stream, writer) = ResponseBody.makeStream()
+        for start in stride(from: 0, to: answer.body.count, by: 64 * 1024) {
+            writer.yield(answer.body.subdata(in: start..<min(answer.body.count, start + 64 * 1024)))
+        }
+        writer.finish()
+        return TransportResponse(statusCode: answer.status, url: url, headerFields: fields, body: stream)
+    }
+}
+
+/// The process's peak resident memory, from `/proc/self/status` (Linux).
+public enum PeakMemory {
+    /// Starts a new peak from the memory in use now (writes 5 to
+    /// `/proc/self/clear_refs`).
+    public static func reset() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// The peak since the last reset, in MiB (`VmHWM`).
+    public static var mebibytes: Int? { field("VmHWM:") }
+
+    /// The resident memory now, in MiB (`VmRSS`).
+    public static var residentMebibytes: Int? { field("VmRSS:") }
+
+    private static func field(_ name: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes / 1024
+    }
+}
+
+/// Starts a misbehaving server, runs `body` with it, and shuts it down,
+/// whatever `body` does.
+public func withFaultyServer<Result: Sendable>(
+    _ body: (FaultyServer) async throws -> Result
+) async throws -> Result {
+    let server = try await FaultyServer.start()
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
