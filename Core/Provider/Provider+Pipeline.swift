@@ -17,9 +17,11 @@ extension Provider {
         var body = UploadBody.none
         defer { body.removeTemporaryFile() }
 
-        var inputs = TransferInputs(downloadDestination: endpoint.task.downloadDestination, progress: progress,
-                                    deadline: endpoint.deadline, maximumResponseSize: endpoint.maximumResponseSize)
-        defer { inputs.downloads.discardUnplaced() }
+        let destination = endpoint.task.downloadDestination
+        var inputs = TransferInputs(downloadDestination: destination, progress: progress, deadline: endpoint.deadline,
+                                    maximumResponseSize: endpoint.maximumResponseSize,
+                                    downloads: destination == nil ? nil : DownloadLedger())
+        defer { inputs.downloads?.discardUnplaced() }
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
                                      isDownload: inputs.downloadDestination != nil)
         let result: Result<Response, NetworkError>

@@ -111,7 +111,8 @@ public struct Endpoint: Sendable {
         for (name, value) in httpHeaderFields ?? [:] {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        if let timeout {
+        // Setting a field copies the request's storage on Linux: only when it changes.
+        if let timeout, request.timeoutInterval != timeout {
             request.timeoutInterval = timeout
         }
         do {

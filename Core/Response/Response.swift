@@ -12,7 +12,10 @@ public struct Response: Sendable, CustomStringConvertible {
     public let data: Data
     /// The request as it was sent, after every plugin's `prepare`.
     public let request: URLRequest?
-    /// Where a download's body was written, for the download tasks.
+    /// Where a download's body was written, for the download tasks: at its
+    /// destination once the call returns; while plugins see the response, in
+    /// its temporary file next to the destination (it is moved only after
+    /// validation passed).
     public let fileURL: URL?
     private let head: Head
     /// A download still in its temporary file, placed after validation.
@@ -160,12 +163,7 @@ private final class DeferredHTTPResponse: Sendable {
     }
 
     func value(forHTTPHeaderField name: String) -> String? {
-        if let value = fields[name] { return value }
-        let lowercased = name.lowercased()
-        for (field, value) in fields where field.lowercased() == lowercased {
-            return value
-        }
-        return nil
+        HeaderFields.value(name, in: fields)
     }
 }
 

@@ -12,8 +12,9 @@ struct TransferInputs: Sendable {
     var deadline: TimeInterval?
     /// The target's size limit, or `nil` for the provider's.
     var maximumResponseSize: Int64?
-    /// Every download file the call creates, so the ones never placed are removed.
-    var downloads = DownloadLedger()
+    /// Every download file the call creates, so the ones never placed are
+    /// removed; only downloads have one.
+    var downloads: DownloadLedger?
 }
 
 /// The download files of one call, across replays and retries.
@@ -67,25 +68,33 @@ struct Transfer: Sendable {
 
             let head = try await send(current, collects: collects, control: control)
             control.touch()
-            if let next = try redirects.next(after: head.statusCode, location: head.value(forHTTPHeaderField: "Location"),
-                                             for: current) {
-                await discard(head.body, control: control)
-                current = next
-                continue
+            do throws(NetworkError) {
+                if (300..<400).contains(head.statusCode),
+                   let next = try redirects.next(after: head.statusCode, location: head.value(forHTTPHeaderField: "Location"),
+                                                 for: current) {
+                    await discard(head.body, control: control)
+                    current = next
+                    continue
+                }
+                if let destination = inputs.downloadDestination, (200..<300).contains(head.statusCode) {
+                    let limit = (inputs.maximumResponseSize ?? configuration.limits.maximumDownloadSize)
+                        .map { ResponseTooLarge(limit: .download, bytes: $0) }
+                    return try await download(head, for: current, to: destination, limit: limit, control: control,
+                                              progress: inputs.progress, ledger: inputs.downloads ?? DownloadLedger())
+                }
+                var data = Data()
+                let received = try await receive(head, for: current, limit: memoryLimit, control: control,
+                                                 progress: inputs.progress) { chunk throws(NetworkError) in
+                    if data.isEmpty { data = chunk } else { data.append(chunk) }
+                }
+                return Response(statusCode: head.statusCode, data: data, request: current.urlRequest, url: head.url,
+                                headerFields: Self.fixedHeaderFields(head, bodyLength: received))
+            } catch {
+                // Whatever went wrong here, the transport stops too (the first
+                // reason stays: a time-out remains a time-out).
+                control.abort(.cancelled)
+                throw error
             }
-            if let destination = inputs.downloadDestination, (200..<300).contains(head.statusCode) {
-                let limit = (inputs.maximumResponseSize ?? configuration.limits.maximumDownloadSize)
-                    .map { ResponseTooLarge(limit: .download, bytes: $0) }
-                return try await download(head, for: current, to: destination, limit: limit, control: control,
-                                          progress: inputs.progress, ledger: inputs.downloads)
-            }
-            var data = Data()
-            let received = try await receive(head, for: current, limit: memoryLimit, control: control,
-                                             progress: inputs.progress) { chunk throws(NetworkError) in
-                if data.isEmpty { data = chunk } else { data.append(chunk) }
-            }
-            return Response(statusCode: head.statusCode, data: data, request: current.urlRequest, url: head.url,
-                            headerFields: Self.fixedHeaderFields(head, bodyLength: received))
         }
     }
 
@@ -208,6 +217,7 @@ struct Transfer: Sendable {
     /// transfer instead.
     private func discard(_ body: ResponseBody, control: TransferControl) async {
         guard case .stream(let stream) = body.storage else { return }
+        control.onAbort { stream.finish(throwing: .cancelled) }
         var dropped = 0
         while let chunk = try? await stream.next() {
             dropped += chunk.count

@@ -28,10 +28,11 @@ public final class TransferControl: Sendable {
         var handlers: [@Sendable () -> Void] = []
         var reason: Reason?
         var received: Int64 = 0
+        /// When bytes last moved (uptime nanoseconds).
+        var lastActivity: UInt64
     }
 
-    private let state = Locked(State())
-    private let activity: Locked<UInt64>
+    private let state: Locked<State>
     private let bodyLimit: ResponseTooLarge?
     private let uploadProgress: ProgressHandler?
 
@@ -44,7 +45,7 @@ public final class TransferControl: Sendable {
     init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?) {
         self.bodyLimit = bodyLimit
         self.uploadProgress = progress
-        self.activity = Locked(DispatchTime.now().uptimeNanoseconds)
+        self.state = Locked(State(lastActivity: DispatchTime.now().uptimeNanoseconds))
     }
 
     // MARK: - What the transport reports
@@ -65,13 +66,13 @@ public final class TransferControl: Sendable {
     /// whole; stops the transfer (through the abort handlers) once the body
     /// passes its limit.
     public func didReceive(byteCount: Int) {
-        touch()
-        guard let bodyLimit else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
         let total = state.withLock { state in
+            state.lastActivity = now
             state.received += Int64(byteCount)
             return state.received
         }
-        if total > bodyLimit.bytes { abort(.tooLarge(bodyLimit)) }
+        if let bodyLimit, total > bodyLimit.bytes { abort(.tooLarge(bodyLimit)) }
     }
 
     /// Runs `handler` once when the transfer must stop; at once if it already
@@ -95,10 +96,10 @@ public final class TransferControl: Sendable {
 
     func touch() {
         let now = DispatchTime.now().uptimeNanoseconds
-        activity.withLock { $0 = now }
+        state.withLock { $0.lastActivity = now }
     }
 
-    var lastActivity: UInt64 { activity.withLock { $0 } }
+    var lastActivity: UInt64 { state.withLock { $0.lastActivity } }
 
     var reason: Reason? { state.withLock { $0.reason } }
 

@@ -61,19 +61,3 @@ public enum PeakMemory {
         return kilobytes / 1024
     }
 }
-
-/// Starts a misbehaving server, runs `body` with it, and shuts it down,
-/// whatever `body` does.
-public func withFaultyServer<Result: Sendable>(
-    _ body: (FaultyServer) async throws -> Result
-) async throws -> Result {
-    let server = try await FaultyServer.start()
-    do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
-    } catch {
-        await server.shutdown()
-        throw error
-    }
-}

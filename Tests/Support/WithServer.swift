@@ -6,13 +6,29 @@ import Foundation
 public func withServer<Result: Sendable>(
     _ body: (LoopbackServer) async throws -> Result
 ) async throws -> Result {
-    let server = try await LoopbackServer.start()
+    try await withStarted(LoopbackServer.start, shutdown: { await $0.shutdown() }, body)
+}
+
+/// Starts a misbehaving server, runs `body` with it, and shuts it down,
+/// whatever `body` does.
+public func withFaultyServer<Result: Sendable>(
+    _ body: (FaultyServer) async throws -> Result
+) async throws -> Result {
+    try await withStarted(FaultyServer.start, shutdown: { await $0.shutdown() }, body)
+}
+
+private func withStarted<Server, Result: Sendable>(
+    _ start: () async throws -> Server,
+    shutdown: (Server) async -> Void,
+    _ body: (Server) async throws -> Result
+) async throws -> Result {
+    let server = try await start()
     do {
         let result = try await body(server)
-        await server.shutdown()
+        await shutdown(server)
         return result
     } catch {
-        await server.shutdown()
+        await shutdown(server)
         throw error
     }
 }

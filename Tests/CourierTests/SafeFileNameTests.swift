@@ -1,0 +1,35 @@
+import Courier
+import Foundation
+import Testing
+
+/// A file name from a server is only ever a last path component.
+@Suite struct SafeFileNameTests {
+    @Test(arguments: [
+        ("report.pdf", "report.pdf"),
+        ("..", "download"),
+        (".", "download"),
+        ("", "download"),
+        ("   ", "download"),
+        ("../../x", "x"),
+        ("/etc/passwd", "passwd"),
+        ("a/../../b", "b"),
+        ("..\\..\\win.ini", "win.ini"),
+        ("a\u{0}b.txt", "ab.txt"),
+        ("line\nbreak", "linebreak"),
+        (".bashrc", "bashrc"),
+        ("/", "download"),
+    ])
+    func aServerNameBecomesOneSafeComponent(name: String, expected: String) {
+        #expect(DownloadDestinations.safeFileName(name) == expected)
+    }
+
+    @Test func aLongNameIsCutTo255Bytes() {
+        let name = DownloadDestinations.safeFileName(String(repeating: "é", count: 300))
+        #expect(name.utf8.count <= 255)
+        #expect(!name.isEmpty)
+    }
+
+    @Test func noNameUsesTheFallback() {
+        #expect(DownloadDestinations.safeFileName(nil, fallback: "file") == "file")
+    }
+}
