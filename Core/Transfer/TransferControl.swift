@@ -25,7 +25,10 @@ public final class TransferControl: Sendable {
     }
 
     private struct State {
-        var handlers: [@Sendable () -> Void] = []
+        /// The first abort handler in a slot of its own: most transfers have
+        /// one, and an array would cost an allocation.
+        var handler: (@Sendable () -> Void)?
+        var moreHandlers: [@Sendable () -> Void] = []
         var reason: Reason?
         var received: Int64 = 0
         /// When bytes last moved (uptime nanoseconds).
@@ -81,7 +84,7 @@ public final class TransferControl: Sendable {
     public func onAbort(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state in
             guard state.reason == nil else { return true }
-            state.handlers.append(handler)
+            if state.handler == nil { state.handler = handler } else { state.moreHandlers.append(handler) }
             return false
         }
         if runNow { handler() }
@@ -105,13 +108,17 @@ public final class TransferControl: Sendable {
 
     /// Stops the transfer for `reason`; the first reason wins.
     func abort(_ reason: Reason) {
-        let handlers = state.withLock { state -> [@Sendable () -> Void] in
-            guard state.reason == nil else { return [] }
+        let (first, more) = state.withLock { state -> ((@Sendable () -> Void)?, [@Sendable () -> Void]) in
+            guard state.reason == nil else { return (nil, []) }
             state.reason = reason
-            defer { state.handlers = [] }
-            return state.handlers
+            defer {
+                state.handler = nil
+                state.moreHandlers = []
+            }
+            return (state.handler, state.moreHandlers)
         }
-        for handler in handlers { handler() }
+        first?()
+        for handler in more { handler() }
     }
 
     /// The error a failure stands for: the reason the transfer stage stopped

@@ -35,18 +35,6 @@ extension TransportConformanceTests {
         }
     }
 
-    /// A byte every 50 ms keeps the idle time-out (5 s, generous for a loaded
-    /// machine) from firing; the deadline ends it.
-    @Test(arguments: TransportKind.networked)
-    func aTrickleBelowTheIdleTimeOutEndsAtTheDeadline(kind: TransportKind) async throws {
-        let transfer = TransferConfiguration(timeout: 5, deadline: 6)
-        let error = try await faultOutcome(of: .trickle, on: kind, transfer: transfer)
-        guard case .timedOut(let reason as TransferTimeout) = error, reason == .deadline(6) else {
-            Issue.record("expected the 6 s deadline, got \(String(describing: error))")
-            return
-        }
-    }
-
     /// Without decoding, a bomb is just its compressed bytes, for `CourierGzip`
     /// to decode under its own limit.
     @Test func aBombTheClientDoesNotDecodeArrivesCompressed() async throws {

@@ -95,7 +95,7 @@ import Testing
     @Test func aHostThatDoesNotResolveIsServerUnreachable() async throws {
         // `.invalid` never resolves (RFC 6761), so no packet leaves the machine.
         let error = await #expect(throws: NetworkError.self) {
-            try await provider.request(TestTarget(URL(string: "http://courier-test.invalid")!, timeout: 10))
+            try await provider.request(TestTarget(URL(string: "http://courier-test.invalid")!, timeout: 30))
         }
         guard case .serverUnreachable = error else {
             Issue.record("expected serverUnreachable, got \(String(describing: error))")

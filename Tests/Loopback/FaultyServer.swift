@@ -127,10 +127,14 @@ public final class FaultyServer: Sendable {
             try await connection.closeFuture.get()
         case .trickle:
             try await write(head("Content-Length: 1000000\r\n"))
-            while connection.isActive {
-                try await outbound.write(ByteBuffer(repeating: 7, count: 1))
-                try await Task.sleep(nanoseconds: 50_000_000)
+            // Paced on the event loop, not in a Swift task: a busy cooperative
+            // thread pool (a full test run, the thread sanitizer) must not turn
+            // the trickle into a stall.
+            let pacer = connection.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in
+                connection.writeAndFlush(ByteBuffer(repeating: 7, count: 1), promise: nil)
             }
+            try? await connection.closeFuture.get()
+            pacer.cancel()
         case .endlessChunked:
             try await write(head("Transfer-Encoding: chunked\r\n"))
             let chunk = ByteBuffer(string: "10000\r\n" + String(repeating: "x", count: 0x10000) + "\r\n")
