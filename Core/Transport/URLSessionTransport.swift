@@ -59,11 +59,12 @@ public final class URLSessionTransport: Transport {
         let exchange = Exchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength)
         delegate.register(exchange, for: task)
         do {
-            return try await withCheckedThrowingContinuation { continuation in
+            let received = try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation)
                 request.control.onAbort { task.cancel() }
                 task.resume()
             }
+            return Exchange.makeResponse(received)
         } catch {
             throw NetworkError(transportError: error)
         }
@@ -80,7 +81,7 @@ private final class Exchange: @unchecked Sendable {
     private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
 
     private struct State {
-        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var continuation: CheckedContinuation<Received, any Error>?
         var head: HTTPURLResponse?
         var body = Data()
         var writer: ResponseBodyWriter?
@@ -98,7 +99,7 @@ private final class Exchange: @unchecked Sendable {
         self.bodyLength = bodyLength
     }
 
-    func start(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+    func start(_ continuation: CheckedContinuation<Received, any Error>) {
         state.withLock { $0.continuation = continuation }
     }
 
@@ -115,7 +116,7 @@ private final class Exchange: @unchecked Sendable {
             defer { state.continuation = nil }
             return state.continuation
         }
-        continuation?.resume(returning: makeResponse(head, body: body))
+        continuation?.resume(returning: Received(head: head, body: body))
     }
 
     func received(_ data: Data) {
@@ -157,14 +158,14 @@ private final class Exchange: @unchecked Sendable {
         guard let continuation else { return }
         switch (head, failure) {
         case (let head?, nil):
-            continuation.resume(returning: makeResponse(head, body: ResponseBody(body)))
+            continuation.resume(returning: Received(head: head, body: ResponseBody(body)))
         case (let head?, let failure?):
             // The head arrived and the body broke off: hand over what came, then
             // the failure, so the transfer stage sees how much was missing.
             let (stream, writer) = ResponseBody.makeStream()
             writer.yield(body)
             writer.fail(failure)
-            continuation.resume(returning: makeResponse(head, body: stream))
+            continuation.resume(returning: Received(head: head, body: stream))
         case (nil, let failure?):
             continuation.resume(throwing: failure)
         case (nil, nil):
@@ -180,7 +181,18 @@ private final class Exchange: @unchecked Sendable {
         return URLError(.cannotParseResponse, userInfo: [NSUnderlyingErrorKey: error])
     }
 
-    private func makeResponse(_ head: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
+    /// What the delegate queue hands over: the head and body as Foundation
+    /// gave them. They become a ``TransportResponse`` in the awaiting task, so
+    /// the serial delegate queue, which every request of the session shares,
+    /// does no more than it must.
+    struct Received: Sendable {
+        let head: HTTPURLResponse
+        let body: ResponseBody
+    }
+
+    static func makeResponse(_ received: Received) -> TransportResponse {
+        let head = received.head
+        let body = received.body
         var fields: [String: String] = [:]
         // Foundation hands over a 3xx response's head but drops its body, so
         // its Content-Length no longer applies.
