@@ -68,6 +68,20 @@ import Testing
         }
     }
 
+    /// A caller with a long time-out never inherits a short one's failure.
+    @Test func requestsWithDifferentTimeOutsOrLimitsNeverMerge() async throws {
+        try await withServer { server in
+            let gate = heldServer(server)
+            let provider = Provider<TestTarget>(coalescesRequests: true)
+            let base = TestTarget(server.baseURL, path: "/held", timeout: 30)
+            let targets = [base, base, base.with { $0.timeout = 40 }, base.with { $0.deadline = 50 },
+                           base.with { $0.maximumResponseSize = 1 << 20 }]
+            let responses = try await run(targets, on: provider, server: server, gate: gate, joined: 5, arrived: 4)
+            #expect(responses.count == 5)
+            #expect(server.hits("/held") == 4)
+        }
+    }
+
     @Test func coalescingIsOffByDefault() async throws {
         try await withServer { server in
             let gate = heldServer(server)

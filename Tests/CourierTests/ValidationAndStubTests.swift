@@ -98,4 +98,14 @@ import Testing
         #expect(try response.filter(statusCodes: 400..<500).statusCode == 404)
         #expect(try Response(statusCode: 301, data: Data()).filterSuccessfulStatusAndRedirectCodes().statusCode == 301)
     }
+
+    /// A delay no clock can represent is clamped, not a trap; cancelling ends it.
+    @Test func aStubDelayedForeverEndsWhenCancelled() async throws {
+        let provider = Provider<TestTarget>(stubClosure: { _ in .delayed(seconds: .infinity) })
+        let target = TestTarget(try #require(URL(string: "http://stub.test")))
+        let task = Task { try await provider.request(target) }
+        task.cancel()
+        let error = await task.result.failure as? NetworkError
+        #expect(error?.isCancelled == true, "got \(String(describing: error))")
+    }
 }
