@@ -182,6 +182,21 @@ struct RetryPluginTests {
         }
     }
 
+    /// Past `Int`, negative or unreadable: the server said "wait", so the
+    /// response stands instead of a retry at once.
+    @Test(arguments: ["99999999999999999999999", "-5", "soon", "1.5"])
+    func aRetryAfterThatCannotBeReadMeansNotNow(value: String) async throws {
+        try await withServer { server in
+            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", value)])
+            let clock = RecordingClock()
+            let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, budget: .infinity)])
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
+            #expect(response.statusCode == 503)
+            #expect(server.hits("/flaky") == 1)
+            #expect(clock.delays.isEmpty)
+        }
+    }
+
     @Test func theSystemClockWaitsBeyondItsRangeUntilCancelled() async throws {
         let sleep = Task { try await SystemRetryClock().sleep(for: 1e300) }
         sleep.cancel()
