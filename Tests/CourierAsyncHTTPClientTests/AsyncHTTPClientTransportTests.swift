@@ -65,15 +65,15 @@ import Testing
             let bounded = Task {
                 try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), progress: progress)
             }
-            // Not an ordering guess: the only connection is held by the gate,
-            // so both requests are queued; the sleep lets ten connect time-outs
-            // pass before the connection is freed.
+            // The bounded request ends first, while the only connection is
+            // still held by the gate; then ten connect time-outs (1 s in all)
+            // pass before the connection is freed for the queued one.
+            let timedOut = await bounded.result
             try await Task.sleep(for: .seconds(1))
             gate.open()
 
             let held = await holder.result
             let waited = await queued.result
-            let timedOut = await bounded.result
             try await client.shutdown()
 
             #expect(try held.get().data == Data("held".utf8))
