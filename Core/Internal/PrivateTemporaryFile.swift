@@ -15,13 +15,19 @@ package enum PrivateTemporaryFile {
     /// Creates an empty file named `prefix-<UUID>` and returns its URL and an
     /// open handle for writing.
     package static func create(prefix: String) throws -> (url: URL, handle: FileHandle) {
-        let folder = try privateFolder()
-        let url = folder.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        let url = try privateFolder().appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        return (url, try createExclusively(at: url))
+    }
+
+    /// Creates a new file at `url`, 0600, failing if anything (a file, a link)
+    /// is already there, and opens it for writing.
+    /// - Throws: `POSIXError` with the reason.
+    package static func createExclusively(at url: URL) throws(POSIXError) -> FileHandle {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        return (url, FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     private static let folder = Locked<URL?>(nil)

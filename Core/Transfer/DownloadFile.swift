@@ -34,14 +34,14 @@ final class DownloadFile: Sendable {
                                                      attributes: [.posixPermissions: 0o700])
         }
         let url = folder.appendingPathComponent(".courier-\(UUID().uuidString).download")
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .downloadFailed(.cannotCreateTemporaryFile(path: url.path, reason: Self.reason(errno)))
+        do {
+            self.handle = try PrivateTemporaryFile.createExclusively(at: url)
+        } catch {
+            throw .downloadFailed(.cannotCreateTemporaryFile(path: url.path, reason: Self.reason(error.code.rawValue)))
         }
         self.temporaryURL = url
         self.destination = destination
         self.options = options
-        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     func write(_ chunk: Data) throws(NetworkError) {

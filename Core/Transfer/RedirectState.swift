@@ -19,8 +19,12 @@ struct RedirectState: Sendable {
     /// - Throws: ``NetworkError/redirectRefused(_:)`` for a scheme other than
     ///   http and https, an https-to-http downgrade (unless allowed), a
     ///   `Location` that is not a URL, or one redirect too many.
-    mutating func next(after statusCode: Int, location: String?, for request: OutgoingRequest) throws(NetworkError) -> OutgoingRequest? {
-        guard policy.follows, [301, 302, 303, 307, 308].contains(statusCode), let location else { return nil }
+    mutating func next(after response: TransportResponse, for request: OutgoingRequest) throws(NetworkError) -> OutgoingRequest? {
+        let statusCode = response.statusCode
+        // The status first: the header lookup is only paid by redirects.
+        guard policy.follows, [301, 302, 303, 307, 308].contains(statusCode),
+              let location = response.value(forHTTPHeaderField: "Location")
+        else { return nil }
         guard let url = URL(string: location, relativeTo: request.url)?.absoluteURL else {
             throw .redirectRefused(.invalidLocation)
         }

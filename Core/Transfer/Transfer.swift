@@ -69,9 +69,7 @@ struct Transfer: Sendable {
             let head = try await send(current, collects: collects, control: control)
             control.touch()
             do throws(NetworkError) {
-                if (300..<400).contains(head.statusCode),
-                   let next = try redirects.next(after: head.statusCode, location: head.value(forHTTPHeaderField: "Location"),
-                                                 for: current) {
+                if let next = try redirects.next(after: head, for: current) {
                     await discard(head.body, control: control)
                     current = next
                     continue

@@ -37,6 +37,17 @@ public struct ResponseBody: Sendable {
         return (ResponseBody(storage: .stream(stream)), ResponseBodyWriter(stream: stream))
     }
 
+    /// A body that broke off: `received` arrived, then `failure` (a reset, an
+    /// early close). The transfer stage sees how much was missing and names
+    /// the failure; a transport that collects bodies whole hands this over
+    /// when its client fails after the head.
+    public static func partial(_ received: Data, failure: any Error) -> ResponseBody {
+        let (body, writer) = makeStream()
+        writer.yield(received)
+        writer.fail(failure)
+        return body
+    }
+
     private init(storage: Storage) {
         self.storage = storage
     }

@@ -160,12 +160,8 @@ private final class Exchange: @unchecked Sendable {
         case (let head?, nil):
             continuation.resume(returning: Received(head: head, body: ResponseBody(body)))
         case (let head?, let failure?):
-            // The head arrived and the body broke off: hand over what came, then
-            // the failure, so the transfer stage sees how much was missing.
-            let (stream, writer) = ResponseBody.makeStream()
-            writer.yield(body)
-            writer.fail(failure)
-            continuation.resume(returning: Received(head: head, body: stream))
+            // The head arrived and the body broke off.
+            continuation.resume(returning: Received(head: head, body: .partial(body, failure: failure)))
         case (nil, let failure?):
             continuation.resume(throwing: failure)
         case (nil, nil):

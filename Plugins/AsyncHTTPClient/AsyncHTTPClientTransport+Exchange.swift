@@ -123,12 +123,9 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         if let writer {
             writer.fail(failure(for: error))
         } else if let head {
-            // The head arrived and the body broke off: hand over what came, then
-            // the failure, so the transfer stage sees how much was missing.
-            let (body, writer) = ResponseBody.makeStream()
-            writer.yield(collected.map { Data($0.readableBytesView) } ?? Data())
-            writer.fail(failure(for: error))
-            deliver(.success(makeResponse(head, body: body)))
+            // The head arrived and the body broke off.
+            let received = collected.map { Data($0.readableBytesView) } ?? Data()
+            deliver(.success(makeResponse(head, body: .partial(received, failure: failure(for: error)))))
         } else {
             deliver(.failure(error))
         }
