@@ -173,7 +173,7 @@ struct Transfer: Sendable {
             received = Int64(data.count)
             if received > 0 { report(received) }
         case .stream(let stream):
-            control.onAbort { stream.finish(throwing: .cancelled) }
+            control.onAbort { stream.stop() }
             let result: Result<Int64, NetworkError> = await withTaskCancellationHandler {
                 var received: Int64 = 0
                 do throws(NetworkError) {
@@ -215,7 +215,7 @@ struct Transfer: Sendable {
     /// transfer instead.
     private func discard(_ body: ResponseBody, control: TransferControl) async {
         guard case .stream(let stream) = body.storage else { return }
-        control.onAbort { stream.finish(throwing: .cancelled) }
+        control.onAbort { stream.stop() }
         var dropped = 0
         while let chunk = try? await stream.next() {
             dropped += chunk.count

@@ -66,7 +66,7 @@ public struct ResponseBody: Sendable {
             var data = Data()
             while let chunk = try await stream.next() {
                 guard data.count + chunk.count <= limit else {
-                    stream.finish(throwing: .cancelled)
+                    stream.stop()
                     throw tooLarge
                 }
                 data.append(chunk)
@@ -92,7 +92,9 @@ public struct ResponseBodyWriter: Sendable {
     }
 
     /// Ends the body with a failure (a lost connection, a parse error),
-    /// classified as ``NetworkError/init(transportError:)`` does.
+    /// classified as ``NetworkError/init(transportError:)`` does. Chunks
+    /// already yielded are read first, so the transfer stage knows how much
+    /// arrived.
     public func fail(_ error: any Error) {
         stream.finish(throwing: NetworkError(transportError: error))
     }
@@ -138,24 +140,35 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
+    /// Ends the stream with `failure` (or cleanly). What the transport
+    /// delivered before stays readable, so the reader learns how much arrived;
+    /// ``stop()`` drops it instead.
     func finish(throwing failure: NetworkError?) {
-        let (reader, pending) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, [Chunk]) in
-            guard !state.ended else { return (nil, []) }
+        let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard !state.ended else { return nil }
             state.ended = true
             state.failure = failure
-            let reader = state.reader
-            state.reader = nil
-            // A failure drops what was not read yet; a clean end keeps it for the reader.
-            guard failure != nil else { return (reader, []) }
-            let pending = Array(state.chunks[state.head...])
-            state.chunks = []
-            state.head = 0
-            return (reader, pending)
+            defer { state.reader = nil }
+            return state.reader
         }
         if let reader {
             if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
         }
-        for chunk in pending { chunk.whenConsumed?() }
+    }
+
+    /// The reader gives up (a limit, a time-out, a cancelled call): the stream
+    /// ends, unread chunks are dropped and their clients told they may go on,
+    /// so no back-pressure promise is left waiting.
+    func stop() {
+        finish(throwing: .cancelled)
+        let dropped = state.withLock { state -> [Chunk] in
+            defer {
+                state.chunks = []
+                state.head = 0
+            }
+            return Array(state.chunks[state.head...])
+        }
+        for chunk in dropped { chunk.whenConsumed?() }
     }
 
     /// The next chunk, or `nil` at the end.
