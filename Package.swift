@@ -3,7 +3,8 @@ import PackageDescription
 
 // Courier: a core provider with no package dependency, and plugin and mapper
 // products beside it. Each product depends on `Courier` and on the one field
-// library it wraps, never on another plugin or mapper.
+// library it wraps, never on another plugin or mapper (one exception:
+// CourierCombine, below).
 
 // MARK: - Traits
 //
@@ -81,10 +82,14 @@ var targets: [Target] = [
     .target(name: "CourierGzip", dependencies: ["Courier", "CZlib"], path: "Plugins/Gzip/Sources"),
     .target(name: "CourierCache", dependencies: ["Courier"], path: "Plugins/Cache"),
     .target(name: "CourierRetry", dependencies: ["Courier"], path: "Plugins/Retry"),
+    // CourierCombine also depends on three mappers, for Moya's `map(_:)`,
+    // `mapJSON()` and `mapString()` operators on publishers of responses:
+    // those mappers are Foundation only, so this resolves and builds no other
+    // package (the one exception to "never on another plugin or mapper").
     .target(
         name: "CourierCombine",
         dependencies: [
-            "Courier",
+            "Courier", "CourierCodable", "CourierJSON", "CourierString",
             .product(name: "OpenCombine", package: "OpenCombine",
                      condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd], traits: ["Combine"])),
         ],
@@ -159,6 +164,17 @@ for module in testedModules {
         path: "Tests/\(module)Tests"
     ))
 }
+
+// Moya's own specs, re-expressed: what a Moya user relies on, across the core,
+// the mappers, the auth and logging plugins and Combine.
+targets.append(.testTarget(
+    name: "MoyaCompatibilityTests",
+    dependencies: [
+        "Courier", "CourierCodable", "CourierJSON", "CourierString", "CourierImage", "CourierAuth", "CourierLogging",
+        "CourierCombine", "CourierTestSupport",
+    ],
+    path: "Tests/MoyaCompatibilityTests"
+))
 
 // MARK: - Settings for every target
 

@@ -66,6 +66,7 @@ extension NetworkError {
     public var response: Response? {
         switch self {
         case .statusCode(let response), .mappingFailed(let response, _): response
+        case .plugin(_, let error as NetworkError), .authenticationFailed(let error as NetworkError): error.response
         default: nil
         }
     }
@@ -223,5 +224,51 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         components.user = nil
         components.password = nil
         return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+    }
+}
+
+// MARK: - NSError bridging
+
+/// `NetworkError` bridges to `NSError` (for Objective-C, analytics and crash
+/// reporters) with a stable domain, one code per case, its description, the
+/// underlying error under `NSUnderlyingErrorKey`, and the response's status
+/// under ``statusCodeUserInfoKey`` when there is one.
+extension NetworkError: CustomNSError {
+    /// The `NSError` domain of every `NetworkError`.
+    public static let errorDomain = "Courier.NetworkError"
+
+    /// The `userInfo` key of the HTTP status, for errors that carry a response.
+    public static let statusCodeUserInfoKey = "CourierStatusCode"
+
+    /// One code per case, stable across releases.
+    public var errorCode: Int {
+        switch self {
+        case .requestBuildFailed: 1
+        case .noConnection: 2
+        case .serverUnreachable: 3
+        case .timedOut: 4
+        case .connectionLost: 5
+        case .cancelled: 6
+        case .statusCode: 7
+        case .mappingFailed: 8
+        case .authenticationFailed: 9
+        case .plugin: 10
+        case .redirectRefused: 11
+        case .responseTooLarge: 12
+        case .downloadFailed: 13
+        case .invalidResponse: 14
+        case .transport: 15
+        }
+    }
+
+    public var errorUserInfo: [String: Any] {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let underlyingError {
+            userInfo[NSUnderlyingErrorKey] = underlyingError as NSError
+        }
+        if let response {
+            userInfo[Self.statusCodeUserInfoKey] = response.statusCode
+        }
+        return userInfo
     }
 }

@@ -3,8 +3,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Per-call options that plugins read, keyed by type, the way SwiftUI's
-/// environment is.
+/// Per-call options: the progress handler, and values that plugins read,
+/// keyed by type, the way SwiftUI's environment is.
+///
+/// Progress for an upload or a download:
+///
+/// ```swift
+/// let response = try await provider.request(.upload(file), options: RequestOptions(progress: { progress in
+///     print(progress.fractionCompleted)
+/// }))
+/// ```
+///
+/// (Progress is an option, not a trailing closure of the async `request`, so
+/// that `provider.request(target) { result in … }` always means the
+/// completion-handler call, as it does with Moya, in async code too.)
 ///
 /// A plugin declares a key; the caller sets it for one call:
 ///
@@ -21,7 +33,14 @@ import FoundationNetworking
 public struct RequestOptions: Sendable {
     private var storage: [ObjectIdentifier: any Sendable] = [:]
 
-    public init() {}
+    /// Receives upload and download progress, in order; `nil` for none.
+    public var progress: ProgressHandler?
+
+    /// Creates options with no plugin values set.
+    /// - Parameter progress: Receives upload and download progress, in order.
+    public init(progress: ProgressHandler? = nil) {
+        self.progress = progress
+    }
 
     /// The value for `key`, or its default when unset.
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {

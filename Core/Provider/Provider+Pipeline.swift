@@ -8,8 +8,7 @@ import FoundationNetworking
 // process, validation, and placing a download.
 
 extension Provider {
-    func perform(_ target: Target, options: RequestOptions, progress: ProgressHandler?) async throws(NetworkError) -> Response {
-        if Task.isCancelled { throw .cancelled }
+    func perform(_ target: Target, options: RequestOptions) async throws(NetworkError) -> Response {
         var endpoint = endpointClosure(target)
         if endpoint.timeout == nil {
             endpoint = endpoint.replacing(timeout: transfer.timeout)
@@ -18,7 +17,7 @@ extension Provider {
         defer { body.removeTemporaryFile() }
 
         let destination = endpoint.task.downloadDestination
-        var inputs = TransferInputs(downloadDestination: destination, progress: progress, deadline: endpoint.deadline,
+        var inputs = TransferInputs(downloadDestination: destination, progress: options.progress, deadline: endpoint.deadline,
                                     maximumResponseSize: endpoint.maximumResponseSize,
                                     downloads: destination == nil ? nil : DownloadLedger())
         defer { inputs.downloads?.discardUnplaced() }
@@ -26,6 +25,9 @@ extension Provider {
                                      isDownload: inputs.downloadDestination != nil)
         let result: Result<Response, NetworkError>
         do throws(NetworkError) {
+            // A call cancelled before it started still runs the plugins'
+            // didReceive and process, once, as every call does.
+            if Task.isCancelled { throw .cancelled }
             var request = try await buildRequest(endpoint)
             body = try UploadBody.make(for: endpoint.task, request: &request)
             if let file = body.file {

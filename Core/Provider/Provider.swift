@@ -24,6 +24,10 @@ public final class Provider<Target: TargetType>: Sendable {
     public let endpointClosure: EndpointClosure
     public let requestClosure: RequestClosure
     public let stubClosure: StubClosure
+    /// Where the completion-handler API and Combine publishers deliver
+    /// results when a call names no queue; `nil` delivers them on whichever
+    /// thread finished the request.
+    public let callbackQueue: DispatchQueue?
     public let transport: any Transport
     public let plugins: [any Plugin]
     /// How bytes move: redirects, time-outs, deadline and size limits, the
@@ -45,6 +49,9 @@ public final class Provider<Target: TargetType>: Sendable {
     ///   - requestClosure: Builds the `URLRequest` from the endpoint; may adjust
     ///     or refuse it (by throwing).
     ///   - stubClosure: Whether a target is answered by its sample response.
+    ///   - callbackQueue: Where completion handlers and publishers deliver
+    ///     results when a call names no queue of its own (Moya's provider-wide
+    ///     `callbackQueue`); `nil` delivers them where the request finished.
     ///   - transport: What sends requests; ``URLSessionTransport/shared`` by
     ///     default.
     ///   - plugins: Middleware, in order (see ``Plugin``).
@@ -60,6 +67,7 @@ public final class Provider<Target: TargetType>: Sendable {
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
         stubClosure: @escaping StubClosure = Provider.neverStub,
+        callbackQueue: DispatchQueue? = nil,
         transport: any Transport = URLSessionTransport.shared,
         plugins: [any Plugin] = [],
         transfer: TransferConfiguration = TransferConfiguration(),
@@ -68,6 +76,7 @@ public final class Provider<Target: TargetType>: Sendable {
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
         self.stubClosure = stubClosure
+        self.callbackQueue = callbackQueue
         self.transport = transport
         self.plugins = plugins
         self.transfer = transfer
@@ -80,17 +89,16 @@ public final class Provider<Target: TargetType>: Sendable {
     ///
     /// - Parameters:
     ///   - target: The endpoint to call.
-    ///   - options: Per-call options for plugins (see ``RequestOptions``).
-    ///   - progress: Receives upload and download progress, in order.
+    ///   - options: Per-call options: a progress handler, and values for
+    ///     plugins (see ``RequestOptions``).
     /// - Returns: The response, after every plugin and the validation.
     /// - Throws: ``NetworkError``: the request could not be built or sent, the
     ///   status failed validation, a plugin failed, or the task was cancelled.
     public func request(
         _ target: Target,
-        options: RequestOptions = RequestOptions(),
-        progress: ProgressHandler? = nil
+        options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> Response {
-        try await perform(target, options: options, progress: progress)
+        try await perform(target, options: options)
     }
 
     /// Sends the request for `target` and maps the response with `mapper`.
@@ -104,10 +112,9 @@ public final class Provider<Target: TargetType>: Sendable {
     public func request<Mapper: ResponseMapper>(
         _ target: Target,
         mapper: Mapper,
-        options: RequestOptions = RequestOptions(),
-        progress: ProgressHandler? = nil
+        options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> Mapper.Output {
-        let response = try await perform(target, options: options, progress: progress)
+        let response = try await perform(target, options: options)
         do {
             return try mapper.map(response)
         } catch let error as NetworkError {

@@ -131,7 +131,7 @@ extension RequestTask {
     fileprivate func apply(to request: URLRequest) throws -> URLRequest {
         var request = request
         switch self {
-        case .requestPlain, .uploadFile, .uploadMultipart, .downloadDestination:
+        case .requestPlain, .uploadFile, .uploadMultipart, .uploadMultipartFormData, .downloadDestination:
             return request
         case .requestData(let data):
             request.httpBody = data
@@ -146,9 +146,12 @@ extension RequestTask {
             request.httpBody = bodyData
             return try URLEncoding.queryString.encode(request, with: urlParameters)
         case .requestCompositeParameters(let bodyParameters, let bodyEncoding, let urlParameters):
+            if let encoding = bodyEncoding as? URLEncoding, encoding.writesToURL(for: HTTPMethod(rawValue: request.httpMethod ?? "GET")) {
+                throw RequestBuildFailure.bodyParametersInURL(request.httpMethod ?? "GET")
+            }
             request = try bodyEncoding.encode(request, with: bodyParameters)
             return try URLEncoding.queryString.encode(request, with: urlParameters)
-        case .uploadCompositeMultipart(_, let urlParameters):
+        case .uploadCompositeMultipart(_, let urlParameters), .uploadCompositeMultipartFormData(_, let urlParameters):
             return try URLEncoding.queryString.encode(request, with: urlParameters)
         case .downloadParameters(let parameters, let encoding, _):
             return try encoding.encode(request, with: parameters)
@@ -166,5 +169,61 @@ extension RequestTask {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return request
+    }
+}
+
+// MARK: - Equality
+
+/// Two endpoints are equal when they build the same `URLRequest` (URL,
+/// method, header fields, body and time-out) and have the same deadline, size
+/// limit and upload source; endpoints whose request cannot be built compare
+/// by URL, method and header fields. The sample response is not compared.
+extension Endpoint: Equatable, Hashable {
+    public static func == (lhs: Endpoint, rhs: Endpoint) -> Bool {
+        guard lhs.deadline == rhs.deadline, lhs.maximumResponseSize == rhs.maximumResponseSize,
+              lhs.task.uploadSource == rhs.task.uploadSource
+        else { return false }
+        switch (try? lhs.urlRequest(), try? rhs.urlRequest()) {
+        case (let left?, let right?):
+            return left == right
+        case (nil, nil):
+            return lhs.url == rhs.url && lhs.method == rhs.method && (lhs.httpHeaderFields ?? [:]) == (rhs.httpHeaderFields ?? [:])
+        default:
+            return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(method)
+        hasher.combine(httpHeaderFields ?? [:])
+    }
+}
+
+extension RequestTask {
+    /// What an upload task reads its body from, compared by ``Endpoint``'s
+    /// equality: the file, or each part's name, file name, type and source.
+    fileprivate var uploadSource: [String] {
+        switch self {
+        case .uploadFile(let url):
+            return [url.absoluteString]
+        case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
+            return parts.flatMap(\.identity)
+        case .uploadMultipartFormData(let form), .uploadCompositeMultipartFormData(let form, _):
+            return [form.boundary] + form.parts.flatMap(\.identity)
+        default:
+            return []
+        }
+    }
+}
+
+extension MultipartFormBodyPart {
+    fileprivate var identity: [String] {
+        let source = switch provider {
+        case .data(let data): "data:" + data.base64EncodedString()
+        case .file(let url): "file:" + url.absoluteString
+        case .stream(_, let length): "stream:\(length)"
+        }
+        return [name, fileName ?? "", mimeType ?? "", source]
     }
 }

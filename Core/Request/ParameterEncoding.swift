@@ -40,6 +40,9 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
     case unreadableBodyStream(String)
     /// The request's URL is not an `http` or `https` URL with a host.
     case unsupportedURL(String)
+    /// A task's body parameters would have gone into the URL: the body
+    /// encoding of `requestCompositeParameters` writes to the query string.
+    case bodyParametersInURL(String)
 
     public var description: String {
         switch self {
@@ -61,6 +64,9 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
             "the request's body stream could not be read (\(reason))"
         case .unsupportedURL(let scheme):
             "only http and https URLs can be sent, not \(scheme)"
+        case .bodyParametersInURL(let method):
+            "requestCompositeParameters' body encoding would put the body parameters in the query string of this "
+                + "\(method) request; use URLEncoding.httpBody or JSONEncoding for the body, and urlParameters for the query"
         }
     }
 }

@@ -49,6 +49,13 @@ public enum RequestTask: Sendable {
     /// A `multipart/form-data` body plus parameters in the query string.
     case uploadCompositeMultipart([MultipartFormBodyPart], urlParameters: Parameters)
 
+    /// A `multipart/form-data` body from a ``MultipartFormData`` (its parts,
+    /// boundary and memory threshold), as Moya writes it.
+    case uploadMultipartFormData(MultipartFormData)
+
+    /// A ``MultipartFormData`` body plus parameters in the query string.
+    case uploadCompositeMultipartFormData(MultipartFormData, urlParameters: Parameters)
+
     /// Downloads the response body to a file that `destination` chooses. The
     /// body streams to disk and is never held in memory.
     case downloadDestination(DownloadDestination)

@@ -81,7 +81,7 @@ public struct URLEncoding: ParameterEncoding {
         guard let parameters, !parameters.isEmpty else { return request }
         var request = request
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        if writesToURL(method) {
+        if writesToURL(for: method) {
             guard let url = request.url else { throw RequestBuildFailure.missingURL }
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
                 throw RequestBuildFailure.invalidURL(url.absoluteString)
@@ -149,7 +149,7 @@ public struct URLEncoding: ParameterEncoding {
         return allowed
     }()
 
-    private func writesToURL(_ method: HTTPMethod) -> Bool {
+    func writesToURL(for method: HTTPMethod) -> Bool {
         switch destination {
         case .methodDependent: method.encodesParametersInURL
         case .queryString: true

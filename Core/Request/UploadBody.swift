@@ -25,22 +25,27 @@ enum UploadBody {
         case .uploadFile(let url):
             return .file(url)
         case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
-            let form = MultipartFormData(parts: parts)
-            request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
-            do {
-                switch try form.encode() {
-                case .data(let data):
-                    request.httpBody = data
-                    return .none
-                case .temporaryFile(let url, let length):
-                    request.setValue(String(length), forHTTPHeaderField: "Content-Length")
-                    return .temporaryFile(url)
-                }
-            } catch {
-                throw .requestBuildFailed(error)
-            }
+            return try make(for: MultipartFormData(parts: parts), request: &request)
+        case .uploadMultipartFormData(let form), .uploadCompositeMultipartFormData(let form, _):
+            return try make(for: form, request: &request)
         default:
             return .none
+        }
+    }
+
+    private static func make(for form: MultipartFormData, request: inout URLRequest) throws(NetworkError) -> UploadBody {
+        request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        do {
+            switch try form.encode() {
+            case .data(let data):
+                request.httpBody = data
+                return .none
+            case .temporaryFile(let url, let length):
+                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+                return .temporaryFile(url)
+            }
+        } catch {
+            throw .requestBuildFailed(error)
         }
     }
 

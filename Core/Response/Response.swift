@@ -133,7 +133,7 @@ public struct Response: Sendable, CustomStringConvertible {
 // MARK: - The HTTP response, made or deferred
 
 extension Response {
-    private enum Head: Sendable {
+    fileprivate enum Head: Sendable {
         case none
         case made(HTTPURLResponse)
         case deferred(DeferredHTTPResponse)
@@ -193,5 +193,41 @@ extension Response {
     /// - Throws: `NetworkError.statusCode(self)` otherwise.
     public func filterSuccessfulStatusAndRedirectCodes() throws(NetworkError) -> Response {
         try filter(statusCodes: 200...399)
+    }
+}
+
+// MARK: - Equality
+
+/// Two responses are equal when their status, body, request, file and HTTP
+/// response (URL and header fields) are equal, as Moya compares them.
+extension Response: Equatable {
+    public static func == (lhs: Response, rhs: Response) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.data == rhs.data && lhs.request == rhs.request
+            && lhs.fileURL == rhs.fileURL && lhs.head.url == rhs.head.url && lhs.head.fields == rhs.head.fields
+    }
+}
+
+extension Response.Head {
+    fileprivate var url: URL? {
+        switch self {
+        case .none: nil
+        case .made(let response): response.url
+        case .deferred(let deferred): deferred.url
+        }
+    }
+
+    fileprivate var fields: [String: String] {
+        switch self {
+        case .none:
+            return [:]
+        case .made(let response):
+            var fields: [String: String] = [:]
+            for case (let name as String, let value as String) in response.allHeaderFields {
+                fields[name] = value
+            }
+            return fields
+        case .deferred(let deferred):
+            return deferred.fields
+        }
     }
 }

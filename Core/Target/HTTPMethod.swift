@@ -29,7 +29,8 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public static let query: HTTPMethod = "QUERY"
 
     /// Whether sending the request twice has the same effect as sending it once
-    /// (RFC 9110, section 9.2.2): GET, HEAD, PUT, DELETE, OPTIONS and TRACE.
+    /// (RFC 9110, section 9.2.2): GET, HEAD, PUT, DELETE, OPTIONS and TRACE,
+    /// and QUERY, which its specification defines as safe and idempotent.
     /// Retry and coalescing consult this.
     public var isIdempotent: Bool {
         switch self {
@@ -40,6 +41,15 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     /// Whether a request with this method usually carries its parameters in the
     /// query string (GET, HEAD, DELETE) rather than in the body.
+    /// Whether a request with this method may carry a multipart form body:
+    /// POST, PUT, PATCH and CONNECT, as in Moya.
+    public var supportsMultipart: Bool {
+        switch self {
+        case .post, .put, .patch, .connect: true
+        default: false
+        }
+    }
+
     var encodesParametersInURL: Bool {
         self == .get || self == .head || self == .delete
     }

@@ -39,10 +39,9 @@ extension Provider where Target: TypedTarget {
     ///   ``NetworkError/mappingFailed(_:_:)``.
     public func request(
         _ target: Target,
-        options: RequestOptions = RequestOptions(),
-        progress: ProgressHandler? = nil
+        options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> Target.Mapper.Output {
-        try await request(target, mapper: target.mapper, options: options, progress: progress)
+        try await request(target, mapper: target.mapper, options: options)
     }
 }
 
@@ -87,9 +86,8 @@ extension Provider {
     ///   ``NetworkError/mappingFailed(_:_:)``.
     public func request<Mapper: ResponseMapper>(
         _ typed: Typed<Target, Mapper>,
-        options: RequestOptions = RequestOptions(),
-        progress: ProgressHandler? = nil
+        options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> Mapper.Output {
-        try await request(typed.target, mapper: typed.mapper, options: options, progress: progress)
+        try await request(typed.target, mapper: typed.mapper, options: options)
     }
 }

@@ -21,8 +21,8 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
     /// `nil` for the whole body.
     public let keyPath: String?
     /// Whether an empty body is an error. When `false`, an empty body decodes
-    /// as JSON `null`, so an `Optional` output becomes `nil` (Moya's
-    /// `failsOnEmptyData`).
+    /// as JSON `null` (an `Optional` output becomes `nil`), else as `{}`, else
+    /// as `[{}]` (Moya's `failsOnEmptyData`).
     public let failsOnEmptyData: Bool
 
     /// Creates a mapper.
@@ -32,7 +32,7 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
     ///   - keyPath: Dot-separated keys with optional `[index]` steps into the
     ///     body's JSON, using the JSON's own key names.
     ///   - failsOnEmptyData: Whether an empty body is an error (the default)
-    ///     or decodes as `null`.
+    ///     or decodes as `null`, `{}` or `[{}]`.
     public init(decoder: JSONDecoder = JSONDecoder(), atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true) {
         self.decoder = decoder
         self.keyPath = keyPath
@@ -58,7 +58,7 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
                         + "decode an Optional with failsOnEmptyData: false if an empty body is fine"
                 )
             }
-            return try decodeValue(Data("null".utf8), prefix: [], root: NSNull())
+            return try decodeEmptyBody()
         }
         guard let keyPath else { return try decodeValue(data, prefix: [], root: nil) }
         guard let path = JSONKeyPath(keyPath) else {
@@ -78,6 +78,19 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
     }
 
     // MARK: - Steps
+
+    /// An empty body that may be empty decodes as `null` (an `Optional` is
+    /// `nil`), else as `{}`, else as `[{}]`, the first that `Output` accepts,
+    /// as Moya does.
+    private func decodeEmptyBody() throws(DecodingFailure) -> Output {
+        for standIn in ["null", "{}", "[{}]"] {
+            if let value = try? decoder.decode(Output.self, from: Data(standIn.utf8)) { return value }
+        }
+        throw DecodingFailure(
+            kind: .emptyBody, path: keyPath ?? JSONKeyPath.format([]),
+            description: "the body is empty, and \(Output.self) cannot be decoded from null, {} or [{}]"
+        )
+    }
 
     private func nestedValue(at path: JSONKeyPath, in data: Data) throws(DecodingFailure) -> Any {
         let root: Any

@@ -1,4 +1,5 @@
 import Courier
+import Foundation
 #if canImport(Combine)
 import Combine
 #else
@@ -20,13 +21,17 @@ extension Provider {
     /// ```
     /// - Parameters:
     ///   - target: The endpoint to call.
+    ///   - callbackQueue: Where the value and the completion are delivered;
+    ///     `nil` uses the provider's `callbackQueue`, and when that is `nil` too,
+    ///     wherever the request finished.
     ///   - options: Per-call options for plugins (see ``RequestOptions``).
     /// - Returns: A publisher of one ``Response``, failing with ``NetworkError``.
     public func requestPublisher(
         _ target: Target,
+        callbackQueue: DispatchQueue? = nil,
         options: RequestOptions = RequestOptions()
     ) -> AnyPublisher<Response, NetworkError> {
-        TaskPublisher { _ async throws(NetworkError) -> Response in
+        TaskPublisher(queue: callbackQueue ?? self.callbackQueue) { _ async throws(NetworkError) -> Response in
             try await self.request(target, options: options)
         }
         .eraseToAnyPublisher()
@@ -41,15 +46,18 @@ extension Provider {
     /// - Parameters:
     ///   - target: The endpoint to call.
     ///   - mapper: Turns the response into the output.
+    ///   - callbackQueue: Where the value and the completion are delivered
+    ///     (as for ``requestPublisher(_:callbackQueue:options:)``).
     ///   - options: Per-call options for plugins (see ``RequestOptions``).
     /// - Returns: A publisher of one mapped value, failing with ``NetworkError``
     ///   (a mapper's failure is ``NetworkError/mappingFailed(_:_:)``).
     public func requestPublisher<Mapper: ResponseMapper>(
         _ target: Target,
         mapper: Mapper,
+        callbackQueue: DispatchQueue? = nil,
         options: RequestOptions = RequestOptions()
     ) -> AnyPublisher<Mapper.Output, NetworkError> where Mapper.Output: Sendable {
-        TaskPublisher { _ async throws(NetworkError) -> Mapper.Output in
+        TaskPublisher(queue: callbackQueue ?? self.callbackQueue) { _ async throws(NetworkError) -> Mapper.Output in
             try await self.request(target, mapper: mapper, options: options)
         }
         .eraseToAnyPublisher()
@@ -60,17 +68,20 @@ extension Provider {
     ///
     /// - Parameters:
     ///   - target: The endpoint to call.
+    ///   - callbackQueue: Where events and the completion are delivered (as for
+    ///     ``requestPublisher(_:callbackQueue:options:)``).
     ///   - options: Per-call options for plugins (see ``RequestOptions``).
     /// - Returns: A publisher of ``ProgressResponse/progress(_:)`` events ending
     ///   with one ``ProgressResponse/response(_:)``, failing with ``NetworkError``.
     public func requestWithProgressPublisher(
         _ target: Target,
+        callbackQueue: DispatchQueue? = nil,
         options: RequestOptions = RequestOptions()
     ) -> AnyPublisher<ProgressResponse, NetworkError> {
-        TaskPublisher { emit async throws(NetworkError) -> ProgressResponse in
-            let response = try await self.request(target, options: options) { progress in
-                emit(.progress(progress))
-            }
+        TaskPublisher(queue: callbackQueue ?? self.callbackQueue) { emit async throws(NetworkError) -> ProgressResponse in
+            var options = options
+            options.progress = { progress in emit(.progress(progress)) }
+            let response = try await self.request(target, options: options)
             return .response(response)
         }
         .eraseToAnyPublisher()

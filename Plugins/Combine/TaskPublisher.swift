@@ -1,3 +1,4 @@
+import Foundation
 import Courier
 #if canImport(Combine)
 import Combine
@@ -14,13 +15,17 @@ struct TaskPublisher<Output: Sendable>: Publisher {
     typealias Operation = @Sendable (_ emit: @escaping @Sendable (Output) -> Void) async throws(NetworkError) -> Output
 
     let operation: Operation
+    /// Where values and the completion are delivered; `nil` for wherever the
+    /// work finished.
+    let queue: DispatchQueue?
 
-    init(_ operation: @escaping Operation) {
+    init(queue: DispatchQueue? = nil, _ operation: @escaping Operation) {
+        self.queue = queue
         self.operation = operation
     }
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == NetworkError {
-        let subscription = TaskSubscription(downstream: AnySubscriber(subscriber), operation: operation)
+        let subscription = TaskSubscription(downstream: AnySubscriber(subscriber), queue: queue, operation: operation)
         subscriber.receive(subscription: subscription)
     }
 }

@@ -17,6 +17,7 @@ final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendabl
     // the lock released, so it may request or cancel re-entrantly.
     private let lock = NSLock()
     private let operation: TaskPublisher<Output>.Operation
+    private let queue: DispatchQueue?
     private var downstream: Downstream?
     private var demand = Subscribers.Demand.none
     private var buffer: [Output] = []
@@ -25,8 +26,9 @@ final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendabl
     private var isStarted = false
     private var isDelivering = false
 
-    init(downstream: Downstream, operation: @escaping TaskPublisher<Output>.Operation) {
+    init(downstream: Downstream, queue: DispatchQueue?, operation: @escaping TaskPublisher<Output>.Operation) {
         self.downstream = downstream
+        self.queue = queue
         self.operation = operation
     }
 
@@ -43,7 +45,7 @@ final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendabl
         isStarted = true
         lock.unlock()
         if shouldStart { start() }
-        deliver()
+        scheduleDelivery()
     }
 
     func cancel() {
@@ -87,7 +89,7 @@ final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendabl
         }
         buffer.append(value)
         lock.unlock()
-        deliver()
+        scheduleDelivery()
     }
 
     private func finish(_ result: Result<Output, NetworkError>) {
@@ -105,10 +107,19 @@ final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendabl
         }
         task = nil
         lock.unlock()
-        deliver()
+        scheduleDelivery()
     }
 
     // MARK: - Delivery
+
+    /// Delivers on the callback queue when there is one, here otherwise.
+    private func scheduleDelivery() {
+        if let queue {
+            queue.async { self.deliver() }
+        } else {
+            deliver()
+        }
+    }
 
     /// Sends what the demand allows; only one caller delivers at a time, the
     /// others leave their values to it, so values keep their order.

@@ -10,8 +10,13 @@ struct BodyFormatter: Sendable {
     /// Bodies larger than this are not parsed to be pretty-printed.
     private static let prettyPrintLimit = 1 << 20
 
-    func format(_ body: Data, contentType: String?) -> String {
+    func format(_ body: Data, contentType: String?, custom: LoggingPlugin.BodyFormatting? = nil) -> String {
         guard !body.isEmpty else { return "(empty body)" }
+        if let custom {
+            let text = redactor.text(redactor.jsonText(custom(body)))
+            guard text.count > limit else { return text }
+            return "\(text.prefix(limit))… (cut at \(limit) characters; \(body.count) bytes in all)"
+        }
         let type = contentType?.lowercased() ?? ""
         guard Self.isText(body, contentType: type) else { return "<\(body.count) bytes of binary data>" }
         var text: String

@@ -1,8 +1,12 @@
 import Courier
+import Foundation
 import Logging
 
 extension LoggingPlugin {
     /// Where the plugin logs, at which levels, and what it hides.
+    /// Turns a body into the text that is logged.
+    public typealias BodyFormatting = @Sendable (_ body: Data) -> String
+
     public struct Configuration: Sendable {
         /// The logger every line goes to.
         public var logger: Logger
@@ -30,6 +34,16 @@ extension LoggingPlugin {
         /// `<redacted>` in bodies and cURL lines, besides
         /// ``redactedQueryParameters``. Case-insensitive.
         public var redactedBodyFields: Set<String>
+        /// Turns a request body into the text that is logged, in place of the
+        /// built-in formatting (Moya's `requestData` formatter); `nil` uses the
+        /// built-in one. Redacted JSON keys and query parameters are still
+        /// hidden in what it returns, and the text is still cut at
+        /// ``bodyLimit``.
+        public var requestBodyFormatter: BodyFormatting?
+        /// Turns a response body into the text that is logged (Moya's
+        /// `responseData` formatter), under the same rules as
+        /// ``requestBodyFormatter``.
+        public var responseBodyFormatter: BodyFormatting?
 
         /// The body fields hidden unless told otherwise: the usual names of
         /// passwords and OAuth secrets.
@@ -54,6 +68,10 @@ extension LoggingPlugin {
         ///   - redactedQueryParameters: Query parameters to hide, in URLs,
         ///     error descriptions and bodies.
         ///   - redactedBodyFields: JSON keys and form fields to hide in bodies.
+        ///   - requestBodyFormatter: Formats request bodies in place of the
+        ///     built-in formatting; see ``requestBodyFormatter``.
+        ///   - responseBodyFormatter: Formats response bodies; see
+        ///     ``responseBodyFormatter``.
         public init(
             logger: Logger = Logger(label: "courier"),
             summaryLevel: Logger.Level = .info,
@@ -64,7 +82,9 @@ extension LoggingPlugin {
             logsCURL: Bool = false,
             redactedHeaders: Set<String> = [],
             redactedQueryParameters: Set<String> = [],
-            redactedBodyFields: Set<String> = Configuration.defaultRedactedBodyFields
+            redactedBodyFields: Set<String> = Configuration.defaultRedactedBodyFields,
+            requestBodyFormatter: BodyFormatting? = nil,
+            responseBodyFormatter: BodyFormatting? = nil
         ) {
             self.logger = logger
             self.summaryLevel = summaryLevel
@@ -76,6 +96,8 @@ extension LoggingPlugin {
             self.redactedHeaders = redactedHeaders
             self.redactedQueryParameters = redactedQueryParameters
             self.redactedBodyFields = redactedBodyFields
+            self.requestBodyFormatter = requestBodyFormatter
+            self.responseBodyFormatter = responseBodyFormatter
         }
     }
 }

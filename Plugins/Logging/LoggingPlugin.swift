@@ -113,7 +113,8 @@ public struct LoggingPlugin: Plugin {
     private func details(of request: URLRequest, context: RequestContext) -> String {
         let body: String
         if let data = request.httpBody {
-            body = bodies.format(data, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+            body = bodies.format(data, contentType: request.value(forHTTPHeaderField: "Content-Type"),
+                                 custom: configuration.requestBodyFormatter)
         } else if request.httpBodyStream != nil {
             body = "<streamed body>"
         } else {
@@ -128,7 +129,8 @@ public struct LoggingPlugin: Plugin {
             fields[name] = value
         }
         let body = response.fileURL.map { "<\(Self.byteCount(response)) bytes written to \($0.lastPathComponent)>" }
-            ?? bodies.format(response.data, contentType: response.value(forHTTPHeaderField: "Content-Type"))
+            ?? bodies.format(response.data, contentType: response.value(forHTTPHeaderField: "Content-Type"),
+                             custom: configuration.responseBodyFormatter)
         return block("<-- \(describe(request)) \(response.statusCode)", headers: fields, body: body)
     }
 

@@ -61,9 +61,9 @@ import Testing
 
             let holder = Task { try await provider.request(TestTarget(server.baseURL, path: "/held")) }
             _ = await server.waitForRequest(to: "/held")
-            let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200"), progress: progress) }
+            let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200"), options: RequestOptions(progress: progress)) }
             let bounded = Task {
-                try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), progress: progress)
+                try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), options: RequestOptions(progress: progress))
             }
             // The bounded request ends first, while the only connection is
             // still held by the gate; then ten connect time-outs (1 s in all)

@@ -7,7 +7,7 @@ import Testing
 /// issue when it succeeded.
 func failure(of target: TestTarget, on provider: Provider<TestTarget>, progress: ProgressHandler? = nil) async -> NetworkError? {
     do {
-        let response = try await provider.request(target, progress: progress)
+        let response = try await provider.request(target, options: RequestOptions(progress: progress))
         Issue.record("expected a failure, got status \(response.statusCode)")
         return nil
     } catch {

@@ -60,7 +60,7 @@ extension TransportConformanceTests {
                 return .text("late")
             }
             let task = Task {
-                try await provider.request(TestTarget(server.baseURL, path: "/hold"), progress: progress(streamed: streamed))
+                try await provider.request(TestTarget(server.baseURL, path: "/hold"), options: RequestOptions(progress: progress(streamed: streamed)))
             }
             let received = try await withDeadline { await server.waitForRequest(to: "/hold") }
             task.cancel()

@@ -14,9 +14,8 @@ import Testing
         try await kind.withProvider { provider, server in
             let body = LoopbackServer.bytes(count: 3_000_000, seed: 2)
             let progress = Mutex<[TransferProgress]>([])
-            let response = try await provider.request(TestTarget(server.baseURL, method: .post, task: .requestData(body))) { report in
-                progress.withLock { $0.append(report) }
-            }
+            let options = RequestOptions(progress: { report in progress.withLock { $0.append(report) } })
+            let response = try await provider.request(TestTarget(server.baseURL, method: .post, task: .requestData(body)), options: options)
             #expect(try Echo(response).bodyData == body)
             let uploads = reports(progress.withLock { $0 }, .upload)
             #expect(!uploads.isEmpty)
@@ -36,9 +35,8 @@ import Testing
         try bytes.write(to: file)
         try await kind.withProvider { provider, server in
             let progress = Mutex<[TransferProgress]>([])
-            let response = try await provider.request(TestTarget(server.baseURL, method: .put, task: .uploadFile(file))) { report in
-                progress.withLock { $0.append(report) }
-            }
+            let options = RequestOptions(progress: { report in progress.withLock { $0.append(report) } })
+            let response = try await provider.request(TestTarget(server.baseURL, method: .put, task: .uploadFile(file)), options: options)
             #expect(response.statusCode == 200)
             #expect(server.requests(to: "/echo").last?.body == bytes)
             let uploads = reports(progress.withLock { $0 }, .upload)
@@ -81,7 +79,7 @@ import Testing
             let destination = directory.file("nested/download.bin")
             let progress = Mutex<[TransferProgress]>([])
             let target = TestTarget(server.baseURL, path: "/bytes/20000000", task: .downloadDestination(DownloadDestinations.file(destination)))
-            let response = try await provider.request(target) { report in progress.withLock { $0.append(report) } }
+            let response = try await provider.request(target, options: RequestOptions(progress: { report in progress.withLock { $0.append(report) } }))
             #expect(response.fileURL == destination)
             #expect(response.data.isEmpty)
             let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)

@@ -11,9 +11,8 @@ import Testing
         try await withServer { server in
             let reports = Mutex<[TransferProgress]>([])
             let body = LoopbackServer.bytes(count: 3_000_000, seed: 2)
-            _ = try await provider.request(TestTarget(server.baseURL, method: .post, task: .requestData(body))) { progress in
-                reports.withLock { $0.append(progress) }
-            }
+            let options = RequestOptions(progress: { progress in reports.withLock { $0.append(progress) } })
+            _ = try await provider.request(TestTarget(server.baseURL, method: .post, task: .requestData(body)), options: options)
             let uploads = reports.withLock { $0 }.filter { $0.direction == .upload }
             #expect(!uploads.isEmpty)
             #expect(uploads.map(\.completedBytes) == uploads.map(\.completedBytes).sorted())
@@ -30,7 +29,7 @@ import Testing
             let destination = directory.file("nested/download.bin")
             let reports = Mutex<[TransferProgress]>([])
             let target = TestTarget(server.baseURL, path: "/bytes/20000000", task: .downloadDestination(DownloadDestinations.file(destination)))
-            let response = try await provider.request(target) { progress in reports.withLock { $0.append(progress) } }
+            let response = try await provider.request(target, options: RequestOptions(progress: { progress in reports.withLock { $0.append(progress) } }))
             #expect(response.fileURL == destination)
             #expect(response.data.isEmpty)
             let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
