@@ -172,6 +172,7 @@ targets.append(.testTarget(
     dependencies: [
         "Courier", "CourierCodable", "CourierJSON", "CourierString", "CourierImage", "CourierAuth", "CourierLogging",
         "CourierCombine", "CourierTestSupport",
+        .product(name: "Logging", package: "swift-log", condition: when("Logging")),
     ],
     path: "Tests/MoyaCompatibilityTests"
 ))

@@ -83,6 +83,12 @@ public final class Provider<Target: TargetType>: Sendable {
         self.coalescesRequests = coalescesRequests
     }
 
+    /// The endpoint the provider builds for `target`: its endpoint closure's
+    /// answer (Moya's `endpoint(_:)`).
+    public func endpoint(_ target: Target) -> Endpoint {
+        endpointClosure(target)
+    }
+
     // MARK: - Requests
 
     /// Sends the request for `target` and returns the response.

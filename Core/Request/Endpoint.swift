@@ -175,9 +175,11 @@ extension RequestTask {
 // MARK: - Equality
 
 /// Two endpoints are equal when they build the same `URLRequest` (URL,
-/// method, header fields, body and time-out) and have the same deadline, size
-/// limit and upload source; endpoints whose request cannot be built compare
-/// by URL, method and header fields. The sample response is not compared.
+/// method, header fields, time-out, and a body of the same bytes or the same
+/// JSON) and have the same deadline, size limit and upload source (file, or
+/// each multipart part); endpoints whose request cannot be built compare by
+/// URL, method and header fields. The sample response and a download
+/// destination, both closures, are not compared.
 extension Endpoint: Equatable, Hashable {
     public static func == (lhs: Endpoint, rhs: Endpoint) -> Bool {
         guard lhs.deadline == rhs.deadline, lhs.maximumResponseSize == rhs.maximumResponseSize,
@@ -185,12 +187,27 @@ extension Endpoint: Equatable, Hashable {
         else { return false }
         switch (try? lhs.urlRequest(), try? rhs.urlRequest()) {
         case (let left?, let right?):
-            return left == right
+            // Foundation's URLRequest equality does not compare bodies on
+            // every platform.
+            return left == right && sameBody(left.httpBody, right.httpBody)
         case (nil, nil):
             return lhs.url == rhs.url && lhs.method == rhs.method && (lhs.httpHeaderFields ?? [:]) == (rhs.httpHeaderFields ?? [:])
         default:
             return false
         }
+    }
+
+    /// Bodies are the same bytes, or the same JSON: an encoder may write an
+    /// object's keys in any order.
+    private static func sameBody(_ left: Data?, _ right: Data?) -> Bool {
+        guard left != right else { return true }
+        guard let left, let right, let one = sortedJSON(left), let other = sortedJSON(right) else { return false }
+        return one == other
+    }
+
+    private static func sortedJSON(_ data: Data) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        return try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -210,7 +227,9 @@ extension RequestTask {
         case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
             return parts.flatMap(\.identity)
         case .uploadMultipartFormData(let form), .uploadCompositeMultipartFormData(let form, _):
-            return [form.boundary] + form.parts.flatMap(\.identity)
+            // The boundary is random plumbing: two forms of the same parts are
+            // the same upload.
+            return form.parts.flatMap(\.identity)
         default:
             return []
         }

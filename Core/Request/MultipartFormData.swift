@@ -194,3 +194,11 @@ private struct FileSink: MultipartSink {
         pending.removeAll(keepingCapacity: true)
     }
 }
+
+/// A form written as a list of parts, as Moya allows:
+/// `.uploadMultipartFormData([part1, part2])`.
+extension MultipartFormData: ExpressibleByArrayLiteral {
+    public init(arrayLiteral parts: MultipartFormBodyPart...) {
+        self.init(parts: parts)
+    }
+}

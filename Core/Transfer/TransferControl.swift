@@ -31,6 +31,9 @@ public final class TransferControl: Sendable {
         var moreHandlers: [@Sendable () -> Void] = []
         var reason: Reason?
         var received: Int64 = 0
+        /// The upload total last reported, so a transport that repeats a
+        /// report (Foundation does at the end of a body) is heard once.
+        var sent: Int64 = -1
         /// When bytes last moved (uptime nanoseconds).
         var lastActivity: UInt64
     }
@@ -56,8 +59,14 @@ public final class TransferControl: Sendable {
     /// Reports request body bytes handed to the network: `totalSent` so far,
     /// of `total` when known.
     public func didSend(_ totalSent: Int64, of total: Int64?) {
-        touch()
-        uploadProgress?(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: total.flatMap { $0 > 0 ? $0 : nil }))
+        let now = DispatchTime.now().uptimeNanoseconds
+        let isNew = state.withLock { state in
+            state.lastActivity = now
+            defer { state.sent = max(state.sent, totalSent) }
+            return totalSent > state.sent
+        }
+        guard isNew, let uploadProgress else { return }
+        uploadProgress(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: total.flatMap { $0 > 0 ? $0 : nil }))
     }
 
     /// Reports that the response head arrived.

@@ -22,3 +22,11 @@ public protocol AccessTokenAuthorizable {
     /// no token.
     var authorizationType: AuthorizationType? { get }
 }
+
+/// A `MultiTarget` asks the target it wraps, as in Moya; `nil` when that
+/// target does not conform.
+extension MultiTarget: AccessTokenAuthorizable {
+    public var authorizationType: AuthorizationType? {
+        (target as? any AccessTokenAuthorizable)?.authorizationType
+    }
+}
