@@ -120,14 +120,7 @@ public final class Provider<Target: TargetType>: Sendable {
         mapper: Mapper,
         options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> Mapper.Output {
-        let response = try await perform(target, options: options)
-        do {
-            return try mapper.map(response)
-        } catch let error as NetworkError {
-            throw error
-        } catch {
-            throw .mappingFailed(response, error)
-        }
+        try await perform(target, options: options).map(mapper)
     }
 }
 

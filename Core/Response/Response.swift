@@ -167,6 +167,29 @@ private final class DeferredHTTPResponse: Sendable {
     }
 }
 
+// MARK: - Mapping
+
+extension Response {
+    /// Maps this response with `mapper`.
+    ///
+    /// ```swift
+    /// let user = try response.map(DecodableMapper<User>())
+    /// ```
+    /// - Returns: The mapper's output.
+    /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and the
+    ///   mapper's failure (a mapper that throws a ``NetworkError`` has it
+    ///   passed on as it is).
+    public func map<Mapper: ResponseMapper>(_ mapper: Mapper) throws(NetworkError) -> Mapper.Output {
+        do {
+            return try mapper.map(self)
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw .mappingFailed(self, error)
+        }
+    }
+}
+
 // MARK: - Filters
 
 extension Response {

@@ -30,10 +30,6 @@ extension Response {
         using decoder: JSONDecoder = JSONDecoder(),
         failsOnEmptyData: Bool = true
     ) throws(NetworkError) -> D {
-        do {
-            return try DecodableMapper<D>(decoder: decoder, atKeyPath: keyPath, failsOnEmptyData: failsOnEmptyData).map(self)
-        } catch {
-            throw .mappingFailed(self, error)
-        }
+        try map(DecodableMapper<D>(decoder: decoder, atKeyPath: keyPath, failsOnEmptyData: failsOnEmptyData))
     }
 }

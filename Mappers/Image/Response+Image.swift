@@ -14,10 +14,6 @@ extension Response {
     /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and an
     ///   ``ImageMappingFailure`` when the body is not an image Courier reads.
     public func mapImage() throws(NetworkError) -> ResponseImage {
-        do {
-            return try ImageMapper().map(self)
-        } catch {
-            throw .mappingFailed(self, error)
-        }
+        try map(ImageMapper())
     }
 }

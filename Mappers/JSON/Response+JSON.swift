@@ -14,10 +14,6 @@ extension Response {
     /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and a
     ///   ``JSONMappingFailure``.
     public func mapJSON(failsOnEmptyData: Bool = true) throws(NetworkError) -> Any {
-        do {
-            return try JSONMapper(failsOnEmptyData: failsOnEmptyData).map(self)
-        } catch {
-            throw .mappingFailed(self, error)
-        }
+        try map(JSONMapper(failsOnEmptyData: failsOnEmptyData))
     }
 }

@@ -16,10 +16,6 @@ extension Response {
     /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and a
     ///   ``StringMappingFailure``.
     public func mapString(atKeyPath keyPath: String? = nil) throws(NetworkError) -> String {
-        do {
-            return try StringMapper(atKeyPath: keyPath).map(self)
-        } catch {
-            throw .mappingFailed(self, error)
-        }
+        try map(StringMapper(atKeyPath: keyPath))
     }
 }

@@ -38,15 +38,7 @@ extension Publisher where Output == Response, Failure == NetworkError {
     /// Maps each response with `mapper`; a mapper's failure ends the stream
     /// with ``NetworkError/mappingFailed(_:_:)``.
     public func map<Mapper: ResponseMapper>(_ mapper: Mapper) -> AnyPublisher<Mapper.Output, NetworkError> {
-        attempt { response throws(NetworkError) in
-            do {
-                return try mapper.map(response)
-            } catch let error as NetworkError {
-                throw error
-            } catch {
-                throw .mappingFailed(response, error)
-            }
-        }
+        attempt { response throws(NetworkError) in try response.map(mapper) }
     }
 
     /// Decodes each response's JSON body, or the value at `keyPath`, as `type`

@@ -84,11 +84,7 @@ import Testing
 
     @Test func identicalPublishersInFlightShareOneRequest() async throws {
         try await withServer { server in
-            let gate = Gate()
-            server.route("/zen") { _ in
-                await gate.wait()
-                return .text("Half measures are as bad as nothing at all.")
-            }
+            let gate = heldZen(on: server)
             let provider = Provider<GitHub>(endpointClosure: rebased(onto: server), coalescesRequests: true)
             let first = provider.requestPublisher(.zen)
             let second = provider.requestPublisher(.zen)

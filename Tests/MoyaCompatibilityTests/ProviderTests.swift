@@ -220,11 +220,7 @@ import FoundationNetworking
 
     @Test func identicalRequestsInFlightShareOneResponse() async throws {
         try await withServer { server in
-            let gate = Gate()
-            server.route("/zen") { _ in
-                await gate.wait()
-                return .text("Half measures are as bad as nothing at all.")
-            }
+            let gate = heldZen(on: server)
             let provider = Provider<GitHub>(endpointClosure: rebased(onto: server), coalescesRequests: true)
             async let first = provider.request(.zen)
             async let second = provider.request(.zen)
