@@ -177,6 +177,16 @@ targets.append(.testTarget(
     path: "Tests/MoyaCompatibilityTests"
 ))
 
+// Every shipped plugin together, in every order.
+targets.append(.testTarget(
+    name: "IntegrationTests",
+    dependencies: [
+        "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierTestSupport",
+        .product(name: "Logging", package: "swift-log", condition: when("Logging")),
+    ],
+    path: "Tests/IntegrationTests"
+))
+
 // MARK: - Settings for every target
 
 let upcomingFeatures: [SwiftSetting] = [

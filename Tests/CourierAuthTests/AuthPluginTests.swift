@@ -202,7 +202,7 @@ struct AuthPluginTests {
             api.update { $0.refusesEverything = true }
             let clock = TestClock()
             let store = InMemoryCredentialStore(Credential(accessToken: "t0", refreshToken: "r0"))
-            let configuration = AuthPlugin.Configuration(maximumRefreshes: 3, refreshWindow: 60, now: { clock.now })
+            let configuration = clock.configuration(maximumRefreshes: 3, refreshWindow: 60)
             let provider = Provider<SecureTarget>(plugins: [AuthPlugin(store: store, configuration: configuration, refresh: api.refresh())])
             let target = SecureTarget(baseURL: server.baseURL)
 

@@ -21,10 +21,20 @@ extension AuthPlugin {
         /// fails with ``AuthPlugin/Failure/refreshLimitExceeded(refreshes:seconds:)``.
         /// Defaults to 5.
         public var maximumRefreshes: Int
-        /// The window for ``maximumRefreshes``, in seconds. Defaults to 30.
+        /// The window for ``maximumRefreshes``, in seconds. Defaults to 30; a
+        /// window that is not a finite positive number is read as 30.
         public var refreshWindow: TimeInterval
-        /// The clock: inject one in tests instead of waiting.
+        /// How long one refresh may take, in seconds, before the waiting
+        /// requests fail with ``AuthPlugin/Failure/refreshFailed(_:)`` holding
+        /// `NetworkError.timedOut` (the credential is kept). Defaults to 60.
+        public var refreshTimeout: TimeInterval
+        /// The wall clock, for expiry dates: inject one in tests instead of
+        /// waiting.
         public var now: @Sendable () -> Date
+        /// Seconds on a clock that only moves forward, for the refresh window:
+        /// the wall clock jumps when the device's time is changed. Inject one
+        /// in tests instead of waiting.
+        public var uptime: @Sendable () -> TimeInterval
         /// Called with the store's error when a renewed credential could not
         /// be saved. The waiting requests still get the renewed credential,
         /// and the plugin keeps using it until the store holds another one;
@@ -41,7 +51,9 @@ extension AuthPlugin {
         ///     before sending.
         ///   - maximumRefreshes: How many refreshes ``refreshWindow`` allows.
         ///   - refreshWindow: The window, in seconds.
-        ///   - now: The clock.
+        ///   - refreshTimeout: How long one refresh may take, in seconds.
+        ///   - now: The wall clock, for expiry dates.
+        ///   - uptime: A clock that only moves forward, for the refresh window.
         ///   - onStoreFailure: Called when a renewed credential could not be
         ///     saved; the renewed credential is used all the same.
         public init(
@@ -50,15 +62,19 @@ extension AuthPlugin {
             leeway: TimeInterval = 30,
             maximumRefreshes: Int = 5,
             refreshWindow: TimeInterval = 30,
+            refreshTimeout: TimeInterval = 60,
             now: @escaping @Sendable () -> Date = { Date() },
+            uptime: @escaping @Sendable () -> TimeInterval = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
             onStoreFailure: (@Sendable (any Error) -> Void)? = nil
         ) {
             self.defaultAuthorizationType = defaultAuthorizationType
             self.refreshStatusCodes = refreshStatusCodes
             self.leeway = leeway
             self.maximumRefreshes = maximumRefreshes
-            self.refreshWindow = refreshWindow
+            self.refreshWindow = refreshWindow.isFinite && refreshWindow > 0 ? refreshWindow : 30
+            self.refreshTimeout = refreshTimeout.isFinite && refreshTimeout > 0 ? refreshTimeout : 60
             self.now = now
+            self.uptime = uptime
             self.onStoreFailure = onStoreFailure
         }
     }

@@ -41,7 +41,7 @@ extension AuthPlugin {
             case .noCredential:
                 "no credential is stored and no ask-for-credentials handler is set. "
                     + "Save a credential in the store (sign in) before calling endpoints that need authorization"
-            case .refreshFailed(let error) where RefreshCoordinator.isTransient(error):
+            case .refreshFailed(let error) where !RefreshCoordinator.isRefusal(error):
                 "the access token could not be refreshed because of a network failure (\(error)); "
                     + "the stored credential was kept. Try again when the server is reachable"
             case .refreshFailed(let error):
@@ -61,5 +61,41 @@ extension AuthPlugin {
                     + "Sign in again"
             }
         }
+    }
+}
+
+extension AuthPlugin {
+    /// Thrown by a refresh closure to say that the server refused the
+    /// credential, when its answer is not a 4xx the plugin can see (a 200
+    /// with an error in the body, say): the store is cleared and the
+    /// ask-for-credentials handler runs. Any other error keeps the credential.
+    ///
+    /// ```swift
+    /// AuthPlugin(store: store) { credential in
+    ///     let answer = try await api.request(.refresh(credential.refreshToken ?? ""), decoding: RefreshAnswer.self)
+    ///     guard let tokens = answer.tokens else { throw AuthPlugin.RefreshRefused(reason: answer.error) }
+    ///     return Credential(accessToken: tokens.access, refreshToken: tokens.refresh)
+    /// }
+    /// ```
+    public struct RefreshRefused: Error, Sendable, CustomStringConvertible {
+        /// What the server said, for the error's description.
+        public let reason: String
+
+        /// Creates the error.
+        /// - Parameter reason: What the server said.
+        public init(reason: String) {
+            self.reason = reason
+        }
+
+        public var description: String { "the server refused the refresh: \(reason)" }
+    }
+
+    /// A refresh that took longer than ``Configuration/refreshTimeout``; it
+    /// reaches the waiting requests inside `NetworkError.timedOut`.
+    public struct RefreshTimedOut: Error, Sendable, CustomStringConvertible {
+        /// The time-out, in seconds.
+        public let seconds: TimeInterval
+
+        public var description: String { "the refresh did not finish within \(seconds) seconds" }
     }
 }

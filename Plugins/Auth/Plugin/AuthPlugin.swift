@@ -21,30 +21,41 @@ import Foundation
 ///
 /// For each request whose target wants a token (see ``AccessTokenAuthorizable``
 /// and ``Configuration/defaultAuthorizationType``):
-/// 1. If the stored token has expired (within ``Configuration/leeway``), it is
-///    refreshed before sending. Without a stored credential, the
-///    ask-for-credentials handler provides one.
-/// 2. The request goes out with `Authorization: <scheme> <token>`, but only
-///    when its URL has the target's `baseURL` origin (scheme, host, port); a
-///    request sent elsewhere gets no token, and a request that already has an
-///    `Authorization` header keeps it.
-/// 3. On a status in ``Configuration/refreshStatusCodes`` (401), the token is
-///    refreshed and the request replayed once. A replay refused again fails
-///    with ``Failure/refusedAfterRefresh(statusCode:)``. A request whose body
-///    is a one-shot stream cannot be replayed: its 401 is returned as it is.
-/// 4. When the server refuses the refresh (a 4xx other than 408/429, or the
-///    refresh closure's own error), the ask-for-credentials handler runs; when
-///    that fails too, the store is cleared and every waiting request fails
-///    with `NetworkError.authenticationFailed(AuthPlugin.Failure)`. A refresh
-///    that fails on the way (no connection, time-out, 5xx, 408, 429) keeps the
-///    credential, asks nobody, and fails the waiting requests with
-///    ``Failure/refreshFailed(_:)`` holding the `NetworkError`.
+/// 1. In `prepare`, before any plugin's `intercept`, the request gets
+///    `Authorization: <scheme> <token>`, but only when its URL has the
+///    target's `baseURL` origin (scheme, host, port); a request sent elsewhere
+///    gets no token, and a request that already has an `Authorization` header
+///    keeps it. Because the token is there before the intercept chain, a
+///    cache's key always sees whose request it is, whatever the order of the
+///    plugins. If the stored token has expired (within
+///    ``Configuration/leeway``), it is refreshed first; without a stored
+///    credential, the ask-for-credentials handler provides one. A token the
+///    server has just issued is used even if the device's clock says it has
+///    expired: the server's 401 is the truth.
+/// 2. On a status in ``Configuration/refreshStatusCodes`` (401) to a request
+///    carrying a token this plugin added, the token is refreshed and the
+///    request replayed once. A replay refused again fails with
+///    ``Failure/refusedAfterRefresh(statusCode:)``. A request whose body is a
+///    one-shot stream cannot be replayed: its 401 is returned as it is.
+/// 3. Only a refusal clears the store: a 4xx other than 408 and 429 from the
+///    refresh endpoint, or ``RefreshRefused`` thrown by the refresh closure.
+///    Then the ask-for-credentials handler runs; when that fails too, the
+///    store is cleared and every waiting request fails with
+///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`. Any other
+///    failure (no connection, a time-out, a 5xx, 408, 429, a cancelled task, a
+///    body that could not be mapped) keeps the credential, asks nobody, and
+///    fails the waiting requests with ``Failure/refreshFailed(_:)``.
+/// 4. One refresh runs per store, however many plugins and providers share
+///    it; it may take at most ``Configuration/refreshTimeout`` seconds. A
+///    sign-out (the store cleared) during a refresh is never undone by the
+///    refresh finishing.
 /// 5. At most ``Configuration/maximumRefreshes`` refreshes run in
-///    ``Configuration/refreshWindow`` seconds, so a server that answers 401
-///    forever cannot make the plugin loop.
+///    ``Configuration/refreshWindow`` seconds of a clock that only moves
+///    forward, so a server that answers 401 forever cannot make the plugin
+///    loop.
 ///
-/// Put it before plugins whose `intercept` should see each replay (retry), and
-/// after those that answer without the network (a cache).
+/// Where it goes among the other plugins: see "The recommended order" in
+/// `Plugin`'s documentation.
 public struct AuthPlugin: Plugin {
     /// Exchanges a credential for a new one, usually with its refresh token.
     public typealias Refresh = @Sendable (Credential) async throws -> Credential
@@ -65,6 +76,9 @@ public struct AuthPlugin: Plugin {
     ///     refresh window, the clock.
     ///   - refresh: Exchanges the current credential for a new one. It runs
     ///     once for all requests waiting; requests it makes skip this plugin.
+    ///     Plugins that share a store share one refresh: the first plugin
+    ///     made for a store supplies the closures and configuration that run
+    ///     it.
     ///   - askForCredentials: Runs when the refresh fails or there is no
     ///     credential; `nil` fails at once instead.
     public init(
@@ -75,18 +89,17 @@ public struct AuthPlugin: Plugin {
     ) {
         self.store = store
         self.configuration = configuration
-        self.coordinator = RefreshCoordinator(
-            store: store, configuration: configuration, askForCredentials: askForCredentials, refresh: refresh
-        )
+        self.coordinator = RefreshCoordinator.shared(for: store) {
+            RefreshCoordinator(store: store, configuration: configuration, askForCredentials: askForCredentials, refresh: refresh)
+        }
     }
 
     // MARK: - Plugin
 
-    /// Adds the token, refreshes it when needed, and replays a refused request
-    /// once.
+    /// Adds the token, refreshing it first when it has expired.
     /// - Throws: `NetworkError.authenticationFailed(AuthPlugin.Failure)` when
-    ///   no usable token can be had, or the server refuses a refreshed one.
-    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+    ///   no usable token can be had.
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         // A request that already says who it is (a login with Basic) keeps
         // its header: the token is for requests that carry none.
         guard request.value(forHTTPHeaderField: "Authorization") == nil,
@@ -94,19 +107,39 @@ public struct AuthPlugin: Plugin {
               let url = request.url, url.hasSameOrigin(as: context.target.baseURL),
               !coordinator.isCurrentTaskRecovering
         else {
-            return try await next(request)
+            return request
         }
         let credential = try await authenticating { try await coordinator.usableCredential() }
-        let response = try await next(Self.authorize(request, type, credential))
-        guard configuration.refreshStatusCodes.contains(response.statusCode), context.isBodyReplayable(request) else {
+        coordinator.record(credential.accessToken)
+        return Self.authorize(request, type, credential)
+    }
+
+    /// Replays a request refused with the token this plugin added, once, with
+    /// a refreshed one.
+    /// - Throws: `NetworkError.authenticationFailed(AuthPlugin.Failure)` when
+    ///   the refresh fails or the server refuses the refreshed token.
+    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        let response = try await next(request)
+        guard configuration.refreshStatusCodes.contains(response.statusCode),
+              let type = authorizationType(for: context.target),
+              let token = Self.token(in: request, type), coordinator.issuedToken(token),
+              !coordinator.isCurrentTaskRecovering, context.isBodyReplayable(request)
+        else {
             return response
         }
-        let renewed = try await authenticating { try await coordinator.renewed(replacing: credential.accessToken) }
+        let renewed = try await authenticating { try await coordinator.renewed(replacing: token) }
+        coordinator.record(renewed.accessToken)
         let replayed = try await next(Self.authorize(request, type, renewed))
         guard !configuration.refreshStatusCodes.contains(replayed.statusCode) else {
             throw NetworkError.authenticationFailed(Failure.refusedAfterRefresh(statusCode: replayed.statusCode))
         }
         return replayed
+    }
+
+    /// How many requests wait for the refresh in flight; for tests that need
+    /// to know every caller has joined it.
+    @_spi(Testing) public var waitingRequests: Int {
+        get async { await coordinator.waitingCount }
     }
 
     // MARK: - Helpers
@@ -116,6 +149,15 @@ public struct AuthPlugin: Plugin {
             return target.authorizationType
         }
         return configuration.defaultAuthorizationType
+    }
+
+    /// The token in the request's `Authorization` header, if it has the
+    /// scheme of `type`.
+    private static func token(in request: URLRequest, _ type: AuthorizationType) -> String? {
+        guard let header = request.value(forHTTPHeaderField: "Authorization") else { return nil }
+        let prefix = type.scheme.isEmpty ? "" : type.scheme + " "
+        guard header.hasPrefix(prefix) else { return nil }
+        return String(header.dropFirst(prefix.count))
     }
 
     private static func authorize(_ request: URLRequest, _ type: AuthorizationType, _ credential: Credential) -> URLRequest {

@@ -24,7 +24,11 @@ actor RefreshCoordinator {
     private var waiters: [UInt64: CheckedContinuation<Credential, any Error>] = [:]
     private var nextWaiterID: UInt64 = 0
     private var lastOutcome: (startedFrom: String?, outcome: Outcome)?
-    private var recoveryDates: [Date] = []
+    private var recoveryTimes: [TimeInterval] = []
+    /// The token of the last successful refresh or sign-in. The server just
+    /// issued it, so it is used even when the device's clock says it has
+    /// expired (a clock ahead of the server's): the server's 401 is the truth.
+    private var lastIssued: String?
     /// A renewed credential the store failed to save, and the token the
     /// store still holds in its place.
     private var unsaved: (credential: Credential, replacing: String?)?
@@ -42,6 +46,49 @@ actor RefreshCoordinator {
     }
 
     /// Whether the current task runs inside this coordinator's recovery.
+    /// Tokens this coordinator handed out or renewed, newest last: a 401 to
+    /// a request carrying one of them is the plugin's to recover from; any
+    /// other `Authorization` header belongs to the caller.
+    nonisolated let issued = Locked<[String]>([])
+
+    nonisolated func record(_ token: String) {
+        issued.withLock { tokens in
+            guard tokens.last != token else { return }
+            tokens.removeAll { $0 == token }
+            tokens.append(token)
+            if tokens.count > 16 { tokens.removeFirst() }
+        }
+    }
+
+    nonisolated func issuedToken(_ token: String) -> Bool {
+        issued.withLock { $0.contains(token) }
+    }
+
+    // MARK: - One coordinator per store
+
+    private final class WeakCoordinator: @unchecked Sendable {
+        weak var coordinator: RefreshCoordinator?
+        init(_ coordinator: RefreshCoordinator) { self.coordinator = coordinator }
+    }
+
+    private static let byStore = Locked<[ObjectIdentifier: WeakCoordinator]>([:])
+
+    /// The coordinator of `store`: one per store object, however many
+    /// plugins and providers use it, so one refresh runs for all of them (a
+    /// second refresh with a rotating refresh token would be refused). A
+    /// store that is a value, not an object, gets a coordinator of its own.
+    static func shared(for store: any CredentialStoring, make: () -> RefreshCoordinator) -> RefreshCoordinator {
+        guard type(of: store as Any) is AnyClass else { return make() }
+        let key = ObjectIdentifier(store as AnyObject)
+        return byStore.withLock { entries in
+            if let existing = entries[key]?.coordinator { return existing }
+            entries = entries.filter { $0.value.coordinator != nil }
+            let made = make()
+            entries[key] = WeakCoordinator(made)
+            return made
+        }
+    }
+
     nonisolated var isCurrentTaskRecovering: Bool {
         Self.recovering.contains(ObjectIdentifier(self))
     }
@@ -53,7 +100,7 @@ actor RefreshCoordinator {
     func usableCredential() async throws -> Credential {
         if isRecovering { return try await join() }
         let current = currentCredential
-        if let current, !isExpired(current) { return current }
+        if let current, !isExpired(current) || current.accessToken == lastIssued { return current }
         return try await renewed(replacing: current?.accessToken)
     }
 
@@ -95,12 +142,12 @@ actor RefreshCoordinator {
 
     /// Counts a recovery against the refresh window, or refuses it.
     private func admitRecovery() throws {
-        let now = configuration.now()
-        recoveryDates.removeAll { now.timeIntervalSince($0) >= configuration.refreshWindow }
-        guard recoveryDates.count < configuration.maximumRefreshes else {
-            throw AuthPlugin.Failure.refreshLimitExceeded(refreshes: recoveryDates.count, seconds: configuration.refreshWindow)
+        let now = configuration.uptime()
+        recoveryTimes.removeAll { now - $0 >= configuration.refreshWindow }
+        guard recoveryTimes.count < configuration.maximumRefreshes else {
+            throw AuthPlugin.Failure.refreshLimitExceeded(refreshes: recoveryTimes.count, seconds: configuration.refreshWindow)
         }
-        recoveryDates.append(now)
+        recoveryTimes.append(now)
     }
 
     // MARK: - The one recovery
@@ -121,12 +168,15 @@ actor RefreshCoordinator {
         var refreshError: (any Error)?
         if let current {
             do {
-                return save(try await refresh(current), replacing: startedFrom)
+                let timeout = configuration.refreshTimeout
+                return save(try await Self.within(timeout) { [refresh] in try await refresh(current) }, replacing: startedFrom)
             } catch {
-                // A refresh that did not reach a verdict (no network, a 503)
-                // says nothing about the credential: keep it, and do not
-                // interrupt the user with a sign-in for a passing outage.
-                if Self.isTransient(error) {
+                // Only a refusal says the credential is bad. Anything else (no
+                // network, a time-out, a 503, a cancelled task, an HTML error
+                // page that could not be mapped) reached no verdict: keep the
+                // credential, and do not sign the user out for a passing
+                // outage.
+                guard Self.isRefusal(error) else {
                     return .failure(.refreshFailed(error))
                 }
                 refreshError = error
@@ -146,15 +196,50 @@ actor RefreshCoordinator {
 
     /// Whether a refresh error is a network failure that may pass by itself,
     /// rather than the server refusing the refresh token.
-    static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? NetworkError else { return false }
-        switch error {
-        case .noConnection, .timedOut, .connectionLost, .serverUnreachable, .cancelled:
-            return true
-        case .statusCode(let response):
-            return response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429
+    /// Whether a refresh failed because the server refused the credential: a
+    /// 4xx other than 408 and 429 from the refresh endpoint (also when its
+    /// body could not be mapped), or ``AuthPlugin/RefreshRefused`` thrown by
+    /// the refresh closure. Nothing else clears the store.
+    static func isRefusal(_ error: any Error) -> Bool {
+        if error is AuthPlugin.RefreshRefused { return true }
+        switch error as? NetworkError {
+        case .statusCode(let response)?, .mappingFailed(let response, _)?:
+            return (400..<500).contains(response.statusCode) && response.statusCode != 408 && response.statusCode != 429
+        case .plugin(_, let inner)?:
+            return isRefusal(inner)
         default:
             return false
+        }
+    }
+
+    /// The refresh, or `NetworkError.timedOut` after `seconds`, whichever
+    /// comes first. A refresh that ignores cancellation is abandoned, not
+    /// awaited: nothing waits on it once the time is up.
+    static func within(_ seconds: TimeInterval, _ refresh: @escaping @Sendable () async throws -> Credential) async throws -> Credential {
+        let outcome = Locked<CheckedContinuation<Credential, any Error>?>(nil)
+        let work = Locked<Task<Void, Never>?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.withLock { $0 = continuation }
+                let finish: @Sendable (Result<Credential, any Error>) -> Void = { result in
+                    outcome.withLock { pending in
+                        defer { pending = nil }
+                        return pending
+                    }?.resume(with: result)
+                }
+                work.withLock {
+                    $0 = Task {
+                        do { finish(.success(try await refresh())) } catch { finish(.failure(error)) }
+                    }
+                }
+                Task {
+                    try? await Task.sleep(nanoseconds: UInt64(min(max(seconds, 0), 1e9) * 1e9))
+                    finish(.failure(NetworkError.timedOut(AuthPlugin.RefreshTimedOut(seconds: seconds))))
+                    work.withLock { $0 }?.cancel()
+                }
+            }
+        } onCancel: {
+            work.withLock { $0 }?.cancel()
         }
     }
 
@@ -183,8 +268,12 @@ actor RefreshCoordinator {
 
     private func finish(_ outcome: Outcome, startedFrom: String?) {
         isRecovering = false
-        if case .success(let credential) = outcome, store.credential?.accessToken == startedFrom {
-            unsaved = (credential, startedFrom)
+        if case .success(let credential) = outcome {
+            lastIssued = credential.accessToken
+            record(credential.accessToken)
+            if store.credential?.accessToken == startedFrom {
+                unsaved = (credential, startedFrom)
+            }
         }
         lastOutcome = (startedFrom, outcome)
         let waiting = waiters
@@ -195,6 +284,8 @@ actor RefreshCoordinator {
     }
 
     // MARK: - Waiting
+
+    var waitingCount: Int { waiters.count }
 
     /// Waits for the running recovery; a cancelled waiter stops waiting at
     /// once, and the recovery goes on for the others.

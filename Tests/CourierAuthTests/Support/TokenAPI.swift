@@ -159,18 +159,33 @@ final class UnwritableStore: CredentialStoring {
     }
 }
 
-/// A clock that moves only when a test moves it.
+/// A clock that moves only when a test moves it: a wall clock, and an uptime
+/// that `advance` moves along with it (setting the wall clock does not).
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Mutex<(now: Date, uptime: TimeInterval)>
 
     init(_ start: Date = Date()) {
-        current = Mutex(start)
+        current = Mutex((start, 1000))
     }
 
-    var now: Date { current.withLock { $0 } }
+    var now: Date { current.withLock { $0.now } }
+    var uptime: TimeInterval { current.withLock { $0.uptime } }
 
     func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+        current.withLock { $0 = ($0.now.addingTimeInterval(seconds), $0.uptime + seconds) }
+    }
+
+    /// Moves the wall clock only, as a user changing the device's time does.
+    func setWallClock(by seconds: TimeInterval) {
+        current.withLock { $0.now = $0.now.addingTimeInterval(seconds) }
+    }
+
+    /// A plugin configuration on this clock.
+    func configuration(
+        maximumRefreshes: Int = 5, refreshWindow: TimeInterval = 30, refreshTimeout: TimeInterval = 60
+    ) -> AuthPlugin.Configuration {
+        AuthPlugin.Configuration(maximumRefreshes: maximumRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout,
+                                 now: { self.now }, uptime: { self.uptime })
     }
 }
 
