@@ -24,6 +24,19 @@ import FoundationNetworking
 /// Then the provider validates the status code and, if asked, maps the
 /// response.
 ///
+/// ## The recommended order of the shipped plugins
+/// ```swift
+/// Provider<API>(plugins: [LoggingPlugin(), .auth(store, refresh: renew), RetryPlugin(), CachePlugin(), GzipPlugin()])
+/// ```
+/// Logging first, so its `intercept` sees each call whole and each
+/// transmission (a token replay, a retry) as it goes out. Auth adds the token
+/// in `prepare`, before any `intercept`, so a cache's key always sees whose
+/// request it is, whatever the order; before retry, a replay after a token
+/// refresh is retried like any request. Retry wraps the cache, so a hit never
+/// waits for a back-off. Gzip last: its `prepare` compresses the body the
+/// others have finished changing, and its `process` decodes cached and fresh
+/// bodies alike.
+///
 /// ## A complete plugin
 /// ```swift
 /// /// Adds an `X-Request-ID` header and logs how long each call took.

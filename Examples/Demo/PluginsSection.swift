@@ -50,8 +50,9 @@ func runPluginsSection(_ demo: DemoContext) async {
     await demo.attempt("GET /flaky") {
         var quiet = logger
         quiet.logLevel = .info
-        // Every plugin has a leading-dot factory, so a list reads like a sentence.
-        let plugins: [any Plugin] = [.retry(.init(maximumAttempts: 4, initialDelay: 0.05, maximumDelay: 0.2)), .gzip(), .logging(.init(logger: quiet))]
+        // Every plugin has a leading-dot factory, so a list reads like a
+        // sentence; in the recommended order: logging, retry, gzip.
+        let plugins: [any Plugin] = [.logging(.init(logger: quiet)), .retry(.init(maximumAttempts: 4, initialDelay: 0.05, maximumDelay: 0.2)), .gzip()]
         let provider = Provider<PluginsDemoTarget>(plugins: plugins)
         let response = try await provider.request(PluginsDemoTarget(baseURL: demo.baseURL, path: "/flaky"))
         demo.say("finally \(response.statusCode): \(String(decoding: response.data, as: UTF8.self)); \(demo.serverHits("/flaky"))")

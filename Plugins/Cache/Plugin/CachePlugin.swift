@@ -23,8 +23,10 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// Put it after plugins that change the request (tokens, headers) so that the
-/// key sees the request as sent, and before plugins that replay requests.
+/// Where it goes among the other plugins: see "The recommended order" in
+/// `Plugin`'s documentation. The key is built from the request as the
+/// plugins' `prepare` hooks left it, so a token added there (as `AuthPlugin`
+/// does) keeps users apart.
 /// Downloads, file uploads and requests with streamed bodies pass through
 /// untouched. Only GET and HEAD are cached unless a target opts in with
 /// ``CacheableTarget/cachesRequestsWithBody``. An uncacheable request under
