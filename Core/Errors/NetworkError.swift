@@ -216,7 +216,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     /// The URL without its query, fragment and user info: descriptions end up in
     /// logs, and a query may carry an API key or a token.
-    static func redacted(_ url: URL) -> String {
+    package static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "<url>" }
         let hadQuery = components.query != nil
         components.query = nil
@@ -224,6 +224,18 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
         components.user = nil
         components.password = nil
         return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+    }
+
+    /// A URL given as text, which may not parse: everything from its query
+    /// or fragment on is cut, and so is any user information.
+    package static func redacted(urlString text: String) -> String {
+        if let url = URL(string: text), url.scheme != nil { return redacted(url) }
+        let end = text.firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
+        var kept = String(text[..<end])
+        if let at = kept.lastIndex(of: "@"), let scheme = kept.range(of: "://"), scheme.upperBound <= at {
+            kept.removeSubrange(scheme.upperBound...at)
+        }
+        return kept + (end < text.endIndex ? "?…" : "")
     }
 }
 

@@ -114,7 +114,9 @@ extension JSONKeyPath {
     package static func describe(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
-        case let string as String: return "a string (\"\(string.prefix(40))\")"
+        // Never the string itself: descriptions reach logs, and the string
+        // may be a token or a password.
+        case let string as String: return string.count == 1 ? "a string of 1 character" : "a string of \(string.count) characters"
         case let number as NSNumber: return isBoolean(number) ? "a boolean (\(number.boolValue))" : "a number (\(number))"
         case is [Any]: return "an array"
         case is [String: Any]: return "an object"

@@ -47,7 +47,7 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let url):
-            "“\(url)” is not a valid URL; check the target's baseURL and path"
+            "“\(NetworkError.redacted(urlString: url))” is not a valid URL; check the target's baseURL and path"
         case .missingURL:
             "the request has no URL to add parameters to"
         case .invalidJSONParameters(let detail):

@@ -7,7 +7,7 @@ import Foundation
 /// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``:
 /// ```swift
 /// } catch .mappingFailed(_, let failure as DecodingFailure) {
-///     print(failure) // expected Int at data.items[3].id, found a string ("7")
+///     print(failure) // expected Int at data.items[3].id, found a string of 1 character
 /// }
 /// ```
 public struct DecodingFailure: Error, Sendable, CustomStringConvertible {

@@ -15,11 +15,21 @@ struct LogRedactor: Sendable {
     /// `"name": value` in JSON text, even cut short.
     private let jsonPattern: String?
 
+    /// - Parameters:
+    ///   - headers: Header names to hide, besides the credential headers.
+    ///   - parameters: Query parameters, form fields and JSON keys to hide.
+    ///     The hidden header names are hidden as fields and keys too: a
+    ///     server that echoes the request's headers back in its body (as
+    ///     httpbin's `/get` does) must not print the token.
     init(headers: Set<String>, parameters: Set<String>) {
         self.headers = Self.credentialHeaders.union(headers.map { $0.lowercased() })
-        self.parameters = Set(parameters.map { $0.lowercased() })
+        self.parameters = Set(parameters.map { $0.lowercased() }).union(self.headers)
         let names = self.parameters.sorted().map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
-        queryPattern = names.isEmpty ? nil : #"(?<=[?&])("# + names + #")=[^&\s#)]*"#
+        // A name alone or as the last part of a nested one (`user[password]`,
+        // percent-encoded or not); the value stops before a quote, so a
+        // quoted URL in a cURL line keeps its closing quote.
+        queryPattern = names.isEmpty ? nil
+            : #"(?<=[?&])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#
         jsonPattern = names.isEmpty ? nil : #""("# + names + #")"\s*:\s*(?:"(?:[^"\\]|\\.)*"?|[^,}\]\s]*)"#
     }
 
@@ -58,8 +68,17 @@ struct LogRedactor: Sendable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
             let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name).lowercased()
-            return parameters.contains(decoded) ? "\(name)=\(Self.placeholder)" : String(pair)
+            return isSecret(fieldNamed: decoded) ? "\(name)=\(Self.placeholder)" : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// Whether a form or query field holds a secret: its name, or the last
+    /// part of a nested name (`user[password]`, `credentials[api_key][]`), is
+    /// one of the hidden names.
+    private func isSecret(fieldNamed name: String) -> Bool {
+        if parameters.contains(name) { return true }
+        let parts = name.split(whereSeparator: { $0 == "[" || $0 == "]" }).map(String.init)
+        return parts.contains(where: parameters.contains)
     }
 
     /// Any text about to be logged (an error's description that quotes

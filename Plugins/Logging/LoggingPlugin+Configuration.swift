@@ -48,8 +48,13 @@ extension LoggingPlugin {
         /// The body fields hidden unless told otherwise: the usual names of
         /// passwords and OAuth secrets.
         public static let defaultRedactedBodyFields: Set<String> = [
-            "password", "access_token", "refresh_token", "token", "client_secret",
+            "password", "access_token", "refresh_token", "id_token", "token", "code", "api_key", "client_secret",
         ]
+
+        /// The query parameters hidden unless configured otherwise: the same
+        /// names as ``defaultRedactedBodyFields`` (an OAuth `code` or an
+        /// `api_key` travels in URLs as often as in bodies).
+        public static let defaultRedactedQueryParameters: Set<String> = defaultRedactedBodyFields
 
         /// The largest ``bodyLimit``: more would overflow the byte count the
         /// plugin decodes (a few bytes per character).
@@ -81,7 +86,7 @@ extension LoggingPlugin {
             prettyPrintsJSON: Bool = false,
             logsCURL: Bool = false,
             redactedHeaders: Set<String> = [],
-            redactedQueryParameters: Set<String> = [],
+            redactedQueryParameters: Set<String> = Configuration.defaultRedactedQueryParameters,
             redactedBodyFields: Set<String> = Configuration.defaultRedactedBodyFields,
             requestBodyFormatter: BodyFormatting? = nil,
             responseBodyFormatter: BodyFormatting? = nil
