@@ -13,6 +13,9 @@ extension CachePlugin {
         case pluginMissing
         /// A disk store's directory could not be created or read.
         case directoryUnavailable(URL, any Error)
+        /// A disk store's directory is a symbolic link, or belongs to another
+        /// user, so its entries cannot be trusted.
+        case untrustedDirectory(URL, reason: String)
 
         // No closing full stop: NetworkError's description adds one.
         /// What went wrong and what to do, in a sentence.
@@ -26,6 +29,9 @@ extension CachePlugin {
             case .directoryUnavailable(let url, let error):
                 "The cache directory \(url.path) could not be created or read (\(error)). "
                     + "Choose a writable directory"
+            case .untrustedDirectory(let url, let reason):
+                "The cache directory \(url.path) is not safe to use: \(reason). "
+                    + "Give the cache a directory of its own, inside one only you can write to"
             }
         }
 

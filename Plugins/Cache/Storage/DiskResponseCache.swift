@@ -12,7 +12,15 @@ import Darwin
 /// so they survive the process: a new store (or a new provider) on the same
 /// directory serves what an earlier one stored. Thread-safe.
 ///
-/// - File names are the SHA-256 of the key, so no key reaches the file system.
+/// - File names are the SHA-256 of the key, and a file holds that hash in
+///   place of the key and the URL without its query, so no key, query or
+///   token reaches the disk in clear.
+/// - The directory must belong to the user and not be a symbolic link; one
+///   that others may read or write is made owner-only (0700). Entries are
+///   opened without following links, and anything but a regular file of the
+///   user's (a link, a pipe, another user's file) is a miss at once. A
+///   directory removed while the store is open is created again by the next
+///   write.
 /// - Each write goes to a temporary file that is then renamed over the entry,
 ///   so a reader or a crash never sees half an entry.
 /// - Files use a versioned format with a checksum (see the source of
@@ -87,9 +95,14 @@ public final class DiskResponseCache: ResponseCaching {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
             )
+            if let reason = Self.distrust(directory) {
+                throw CachePlugin.Failure.untrustedDirectory(directory, reason: reason)
+            }
             files = try FileManager.default.contentsOfDirectory(
                 at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
             )
+        } catch let failure as CachePlugin.Failure {
+            throw .plugin("CachePlugin", failure)
         } catch {
             throw .plugin("CachePlugin", CachePlugin.Failure.directoryUnavailable(directory, error))
         }
@@ -113,17 +126,29 @@ public final class DiskResponseCache: ResponseCaching {
         let name = url.lastPathComponent
         let now = configuration.clock()
         return index.withLock { index in
-            guard let data = FileManager.default.contents(atPath: url.path) else {
+            let data: Data
+            switch Self.readEntryFile(url, limit: configuration.sizeLimit) {
+            case .missing:
                 index.remove(name)
                 return nil
+            case .refused:
+                // A link, a pipe, another user's file: never read, never served.
+                unlink(url.path)
+                index.remove(name)
+                return nil
+            case .read(let contents):
+                data = contents
             }
-            guard let entry = CacheFileFormat.decode(data), !entry.isExpired(at: now) else {
+            guard var entry = CacheFileFormat.decode(data), !entry.isExpired(at: now), entry.key != key else {
+                // Expired, corrupt, or written by an older version with the
+                // key in clear: removed.
                 try? FileManager.default.removeItem(at: url)
                 index.remove(name)
                 return nil
             }
             // A different key with the same hash: not ours to serve or delete.
-            guard entry.key == key else { return nil }
+            guard entry.key == Self.storedKey(key) else { return nil }
+            entry.key = key
             index.insert(name, cost: data.count)
             return entry
         }
@@ -136,7 +161,13 @@ public final class DiskResponseCache: ResponseCaching {
         if entry.expiresAt == nil, let lifetime = configuration.defaultLifetime {
             entry.expiresAt = entry.storedAt.addingTimeInterval(lifetime)
         }
-        guard let data = CacheFileFormat.encode(entry) else { return }
+        // On disk, the key only as its hash and the URL without its query:
+        // neither may hold a token in clear. A hit is rebuilt with the
+        // request's own URL.
+        var stored = entry
+        stored.key = Self.storedKey(key)
+        stored.url = entry.url.flatMap(Self.withoutSecrets)
+        guard let data = CacheFileFormat.encode(stored) else { return }
         let url = fileURL(forKey: key)
         let name = url.lastPathComponent
         index.withLock { index in
@@ -180,7 +211,14 @@ public final class DiskResponseCache: ResponseCaching {
             .appendingPathExtension(Self.temporaryExtension)
         // Created owner-only from the start, so no other user can ever read
         // the response, not even between creation and a later chmod.
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        var descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        if descriptor < 0, errno == ENOENT {
+            // The directory was removed while the store was open: make it again.
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+            guard Self.distrust(directory) == nil else { return false }
+            descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        }
         guard descriptor >= 0 else { return false }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
@@ -227,5 +265,69 @@ public final class DiskResponseCache: ResponseCaching {
             }
             trim(&index)
         }
+    }
+
+    // MARK: - Trust
+
+    /// `url` without its query, fragment and user information.
+    static func withoutSecrets(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.url
+    }
+
+    /// What a file holds in place of its key.
+    static func storedKey(_ key: String) -> String {
+        "sha256:" + SHA256Digest.hex(key)
+    }
+
+    /// Why `directory` cannot be trusted, or `nil` when it can: it must be a
+    /// real directory (not a link) owned by this user. One that others may
+    /// read or write is made owner-only.
+    static func distrust(_ directory: URL) -> String? {
+        var info = stat()
+        guard lstat(directory.path, &info) == 0 else { return "it cannot be examined (errno \(errno))" }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            return info.st_mode & S_IFMT == S_IFLNK ? "it is a symbolic link" : "it is not a directory"
+        }
+        guard info.st_uid == geteuid() else { return "it belongs to another user (uid \(info.st_uid))" }
+        if info.st_mode & 0o077 != 0, chmod(directory.path, 0o700) != 0 {
+            return "others may read or write it, and it cannot be made owner-only (errno \(errno))"
+        }
+        return nil
+    }
+
+    enum EntryFile {
+        case missing
+        case refused
+        case read(Data)
+    }
+
+    /// Reads an entry file without following links or blocking: only a
+    /// regular file of this user's, no larger than `limit`, is read.
+    static func readEntryFile(_ url: URL, limit: Int) -> EntryFile {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .refused }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+              info.st_size >= 0, Int(info.st_size) <= limit
+        else { return .refused }
+        let size = Int(info.st_size)
+        var data = Data(count: size)
+        let count = data.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var done = 0
+            while done < size {
+                let got = read(descriptor, base + done, size - done)
+                if got <= 0 { break }
+                done += got
+            }
+            return done
+        }
+        return count == size ? .read(data) : .refused
     }
 }
