@@ -47,14 +47,27 @@ public struct MultipartFormData: Sendable {
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
     /// The exact size of the encoded body in bytes.
-    /// - Throws: ``RequestBuildFailure/multipart(_:)`` when a file part cannot be read.
+    /// - Throws: ``RequestBuildFailure/multipart(_:)`` when a file part cannot
+    ///   be read, or when the parts' lengths add up to more than a body can
+    ///   hold (a stream part that claims an absurd length).
     public func contentLength() throws -> UInt64 {
         var total: UInt64 = 0
         for (index, part) in parts.enumerated() {
-            total += UInt64(header(for: part, first: index == 0).count)
-            total += try length(of: part.provider)
+            total = try Self.adding(UInt64(header(for: part, first: index == 0).count), to: total)
+            total = try Self.adding(try length(of: part.provider), to: total)
         }
-        return total + UInt64(closingBoundary.count)
+        return try Self.adding(UInt64(closingBoundary.count), to: total)
+    }
+
+    /// The largest body a form may add up to: what a file offset can address.
+    private static let maximumLength = UInt64(Int64.max)
+
+    private static func adding(_ length: UInt64, to total: UInt64) throws -> UInt64 {
+        let (sum, overflow) = total.addingReportingOverflow(length)
+        guard !overflow, sum <= maximumLength else {
+            throw RequestBuildFailure.multipart("the parts' lengths add up to more than \(maximumLength) bytes; check the length given for each stream part")
+        }
+        return sum
     }
 
     /// Encodes the body, in memory or into a temporary file by size.

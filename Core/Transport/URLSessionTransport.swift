@@ -18,6 +18,9 @@ public final class URLSessionTransport: Transport {
     /// A transport shared by every provider that does not name its own.
     public static let shared = URLSessionTransport()
 
+    /// A century: the longest time-out handed to Foundation.
+    private static let longestTimeout: TimeInterval = 3_155_760_000
+
     private let session: URLSession
     private let delegate: SessionDelegate
 
@@ -41,11 +44,14 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
         var urlRequest = request.urlRequest
         // URLSession on Linux truncates time-outs to whole seconds (0.3 s
-        // times out at once); the transfer stage enforces the exact one, so the
-        // session's own is rounded up past it.
-        let timeout = urlRequest.timeoutInterval
-        if timeout < 1 || timeout.rounded(.up) != timeout {
-            urlRequest.timeoutInterval = max(1, timeout.rounded(.up)) + 1
+        // times out at once) and traps on one it cannot count in milliseconds
+        // (infinity, 1e300); the transfer stage enforces the exact one, so the
+        // session's own is rounded up past it and kept within a century.
+        var timeout = urlRequest.timeoutInterval
+        if !(timeout <= Self.longestTimeout) { timeout = Self.longestTimeout }
+        if timeout < 1 || timeout.rounded(.up) != timeout { timeout = max(1, timeout.rounded(.up)) + 1 }
+        if timeout != urlRequest.timeoutInterval {
+            urlRequest.timeoutInterval = timeout
         }
         let task: URLSessionTask
         if let file = request.uploadFile {

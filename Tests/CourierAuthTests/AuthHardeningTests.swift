@@ -202,3 +202,15 @@ import FoundationNetworking
         }
     }
 }
+
+extension AuthHardeningTests {
+    @Test func anInfiniteRefreshWindowIsClampedAndItsErrorPrints() async throws {
+        let configuration = AuthPlugin.Configuration(refreshWindow: .infinity, refreshTimeout: .nan)
+        #expect(configuration.refreshWindow == 1e9)
+        #expect(configuration.refreshTimeout == 60)
+        let failure = AuthPlugin.Failure.refreshLimitExceeded(refreshes: 5, seconds: .infinity)
+        #expect(failure.description.contains("inf seconds"))
+        #expect(AuthPlugin.Failure.refreshLimitExceeded(refreshes: 5, seconds: configuration.refreshWindow).description
+            .contains("1000000000 seconds"))
+    }
+}

@@ -22,7 +22,8 @@ extension AuthPlugin {
         /// Defaults to 5.
         public var maximumRefreshes: Int
         /// The window for ``maximumRefreshes``, in seconds. Defaults to 30; a
-        /// window that is not a finite positive number is read as 30.
+        /// window that is not a positive number is read as 30, and one longer
+        /// than a billion seconds (infinity included) as a billion.
         public var refreshWindow: TimeInterval
         /// How long one refresh may take, in seconds, before the waiting
         /// requests fail with ``AuthPlugin/Failure/refreshFailed(_:)`` holding
@@ -71,7 +72,9 @@ extension AuthPlugin {
             self.refreshStatusCodes = refreshStatusCodes
             self.leeway = leeway
             self.maximumRefreshes = maximumRefreshes
-            self.refreshWindow = refreshWindow.isFinite && refreshWindow > 0 ? refreshWindow : 30
+            // An infinite window means "never forget a refresh": a billion
+            // seconds is as good, and stays a number every description can print.
+            self.refreshWindow = refreshWindow.isNaN || refreshWindow <= 0 ? 30 : min(refreshWindow, 1e9)
             self.refreshTimeout = refreshTimeout.isFinite && refreshTimeout > 0 ? refreshTimeout : 60
             self.now = now
             self.uptime = uptime

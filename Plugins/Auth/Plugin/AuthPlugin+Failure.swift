@@ -54,7 +54,7 @@ extension AuthPlugin {
                 "the server answered \(statusCode) again with a freshly refreshed token. "
                     + "The account may lack access to this endpoint, or the server rejects the tokens it issues"
             case .refreshLimitExceeded(let refreshes, let seconds):
-                "the token was refreshed \(refreshes) times within \(Int(seconds)) seconds and the server still refuses it; "
+                "the token was refreshed \(refreshes) times within \(Int(exactly: seconds.rounded()).map(String.init) ?? "\(seconds)") seconds and the server still refuses it; "
                     + "refreshing stopped so as not to loop. Check how the server validates its tokens"
             case .clearedDuringRefresh:
                 "the stored credential was cleared while it was being refreshed, so the new one was discarded. "
