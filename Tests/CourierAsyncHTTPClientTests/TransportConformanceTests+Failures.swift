@@ -7,14 +7,13 @@ import Testing
 extension TransportConformanceTests {
     @Test(arguments: TransportKind.networked)
     func aClosedPortIsServerUnreachable(kind: TransportKind) async throws {
-        let closed = try await LoopbackServer.start()
-        let url = closed.baseURL
-        await closed.shutdown()
-        try await kind.withProvider { provider, _ in
-            let error = await failure(of: TestTarget(url, path: "/echo"), on: provider)
-            guard case .serverUnreachable = error else {
-                Issue.record("expected serverUnreachable, got \(String(describing: error))")
-                return
+        try await withRefusingPort { url in
+            try await kind.withProvider { provider, _ in
+                let error = await failure(of: TestTarget(url, path: "/echo"), on: provider)
+                guard case .serverUnreachable = error else {
+                    Issue.record("expected serverUnreachable, got \(String(describing: error))")
+                    return
+                }
             }
         }
     }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A temporary directory removed when the test is done with it.
 public struct TemporaryDirectory: Sendable {
@@ -48,3 +53,26 @@ public enum StoredGzip {
     }
 }
 
+
+/// Runs `body` with the URL of a port on 127.0.0.1 that refuses connections:
+/// the port is bound but never listened on, so no server started meanwhile
+/// (by this test or one running beside it) can take it over.
+public func withRefusingPort<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+            bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+        }
+    }
+    guard bound, let url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))") else {
+        throw POSIXError(.EADDRNOTAVAIL)
+    }
+    return try await body(url)
+}
