@@ -160,8 +160,11 @@ extension DownloadDestinations {
         var cleaned = String(String.UnicodeScalarView(lastComponent.unicodeScalars.filter { scalar in
             scalar.value >= 0x20 && scalar.value != 0x7F && !(0x80...0x9F).contains(scalar.value)
         }))
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        // Dots and spaces together: stripping dots, then spaces, would leave
+        // the ".." of ". .." (found by the Content-Disposition fuzz harness).
+        while let first = cleaned.unicodeScalars.first, first == "." || first.properties.isWhitespace {
+            cleaned.unicodeScalars.removeFirst()
+        }
         cleaned = cleaned.trimmingCharacters(in: .whitespaces)
         while cleaned.utf8.count > 255 { cleaned.removeLast() }
         return cleaned.isEmpty ? fallback : cleaned

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Reads a `Retry-After` header: a number of seconds, or an HTTP date
@@ -16,29 +17,8 @@ enum RetryAfter {
         return max(0, date.timeIntervalSince(now))
     }
 
-    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms, which
-    /// recipients must still accept.
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz",
-        "EEEE, dd-MMM-yy HH:mm:ss zzz",
-        "EEE MMM d HH:mm:ss yyyy",
-    ]
-
+    /// An HTTP date in any of the three forms RFC 9110 allows.
     static func httpDate(_ text: String) -> Date? {
-        // asctime pads a one-digit day with a space ("Nov  6"); collapse runs
-        // of spaces so one pattern reads both.
-        let text = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        // A formatter per call: they are not safe to share across tasks, and
-        // a Retry-After is rare.
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in formats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                return date
-            }
-        }
-        return nil
+        HTTPDate.parse(text)
     }
 }

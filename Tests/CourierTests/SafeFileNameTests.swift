@@ -18,6 +18,11 @@ import Testing
         ("line\nbreak", "linebreak"),
         (".bashrc", "bashrc"),
         ("/", "download"),
+        // Found by the Content-Disposition fuzz harness: dots, then spaces,
+        // then dots again.
+        ("....... ..", "download"),
+        ("\u{0}..\u{0}\u{0}........ \u{0}\u{0}..", "download"),
+        (". .. x", "x"),
     ])
     func aServerNameBecomesOneSafeComponent(name: String, expected: String) {
         #expect(DownloadDestinations.safeFileName(name) == expected)

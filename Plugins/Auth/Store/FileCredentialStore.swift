@@ -86,8 +86,7 @@ public final class FileCredentialStore: CredentialStoring {
     private static func read(_ url: URL, warn: WarningHandler) -> Credential? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         do {
-            let data = try Data(contentsOf: url)
-            return try decoder.decode(Credential.self, from: data)
+            return try decode(try Data(contentsOf: url))
         } catch {
             // The reason names only the error's type: a decoding error's text
             // may quote the file, and the file holds tokens.
@@ -95,6 +94,11 @@ public final class FileCredentialStore: CredentialStoring {
                 + "starting with no credential. The next save replaces the file.")
             return nil
         }
+    }
+
+    /// A credential from the file's bytes.
+    static func decode(_ data: Data) throws -> Credential {
+        try decoder.decode(Credential.self, from: data)
     }
 
     private static func printToStandardError(_ message: String) {

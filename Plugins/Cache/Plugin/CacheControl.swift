@@ -48,19 +48,3 @@ struct CacheControl: Equatable {
         return TimeInterval(value)
     }
 }
-
-/// Parses HTTP dates (`Expires`, `Date`) in the preferred IMF-fixdate form
-/// and the two obsolete forms RFC 9110 asks recipients to accept.
-enum HTTPDate {
-    static func parse(_ text: String?) -> Date? {
-        guard let text else { return nil }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-}

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// libFuzzer harnesses for every parser of outside input, built only with
+// `--sanitize=fuzzer --sanitize=address` by `Fuzz/run` (a nested package, so
+// that the main package's builds never see them). Each harness is one file
+// defining `LLVMFuzzerTestOneInput`; libFuzzer supplies `main`. Harnesses reach
+// internal parsers with `@testable import`, which debug builds allow.
+
+let harnesses: [(name: String, products: [String])] = [
+    ("CacheControl", ["CourierCache"]),
+    ("HTTPDate", ["CourierCache", "CourierRetry"]),
+    ("RetryAfter", ["CourierRetry"]),
+    ("CacheFile", ["CourierCache"]),
+    ("CredentialFile", ["CourierAuth"]),
+    ("JSONKeyPath", ["CourierCodable", "CourierJSON", "CourierString"]),
+    ("ImageHeader", ["CourierImage"]),
+    ("Charset", ["CourierString"]),
+    ("Gzip", ["CourierGzip"]),
+    ("ContentDisposition", []),
+    ("ParameterEncoding", []),
+]
+
+let package = Package(
+    name: "CourierFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "Courier", path: "..", traits: [])],
+    targets: harnesses.map { harness in
+        .executableTarget(
+            name: "Fuzz\(harness.name)",
+            dependencies: ([.product(name: "Courier", package: "Courier")]
+                + harness.products.map { .product(name: $0, package: "Courier") }),
+            path: "Sources/\(harness.name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    },
+    swiftLanguageModes: [.v6]
+)
