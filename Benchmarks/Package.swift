@@ -11,6 +11,7 @@ let package = Package(
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // zlib called directly, for the bare side of the gzip benchmark.
@@ -27,6 +28,10 @@ let package = Package(
                 .product(name: "CourierGzip", package: "Courier"),
                 .product(name: "CourierCache", package: "Courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "Courier"),
+                .product(name: "CourierAuth", package: "Courier"),
+                .product(name: "CourierLogging", package: "Courier"),
+                .product(name: "CourierRetry", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -2,7 +2,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|pipeline|gzip|cache|download (one item), --pair NAME (only the
+// --only http|pipeline|gzip|cache|download|soak (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -73,6 +73,10 @@ if wanted("cache") {
 if wanted("download") {
     log("item 6: download to file")
     rows += try DownloadBenchmark(baseURL: server.baseURL, quick: quick).run()
+}
+if wanted("soak") {
+    log("item 7: soak, every shipped plugin on each transport")
+    rows += try await SoakBenchmark(baseURL: server.baseURL, quick: quick).run()
 }
 await server.shutdown()
 
