@@ -217,13 +217,20 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     /// The URL without its query, fragment and user info: descriptions end up in
     /// logs, and a query may carry an API key or a token.
     package static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "<url>" }
-        let hadQuery = components.query != nil
+        guard let stripped = withoutSecrets(url) else { return "<url>" }
+        return stripped.absoluteString + (url.query != nil ? "?…" : "")
+    }
+
+    /// `url` without its query, fragment and user information: what may be
+    /// written down (a log line, a file on disk) of a URL that may carry a
+    /// token.
+    package static func withoutSecrets(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
         components.query = nil
         components.fragment = nil
         components.user = nil
         components.password = nil
-        return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+        return components.url
     }
 
     /// A URL given as text, which may not parse: everything from its query

@@ -13,9 +13,7 @@ struct BodyFormatter: Sendable {
     func format(_ body: Data, contentType: String?, custom: LoggingPlugin.BodyFormatting? = nil) -> String {
         guard !body.isEmpty else { return "(empty body)" }
         if let custom {
-            let text = redactor.text(redactor.jsonText(custom(body)))
-            guard text.count > limit else { return text }
-            return "\(text.prefix(limit))… (cut at \(limit) characters; \(body.count) bytes in all)"
+            return cut(redactor.text(redactor.jsonText(custom(body))), bodyBytes: body.count)
         }
         let type = contentType?.lowercased() ?? ""
         guard Self.isText(body, contentType: type) else { return "<\(body.count) bytes of binary data>" }
@@ -35,8 +33,13 @@ struct BodyFormatter: Sendable {
         if type.contains("x-www-form-urlencoded") {
             text = redactor.formFields(text)
         }
+        return cut(text, bodyBytes: body.count)
+    }
+
+    /// `text` as it is, or its first ``limit`` characters and a note of the cut.
+    private func cut(_ text: String, bodyBytes: Int) -> String {
         guard text.count > limit else { return text }
-        return "\(text.prefix(limit))… (cut at \(limit) characters; \(body.count) bytes in all)"
+        return "\(text.prefix(limit))… (cut at \(limit) characters; \(bodyBytes) bytes in all)"
     }
 
     // MARK: - Kinds of bodies

@@ -13,12 +13,7 @@ enum RetryAfter {
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             return Int(trimmed).map(TimeInterval.init) ?? .infinity
         }
-        guard let date = httpDate(trimmed) else { return .infinity }
+        guard let date = HTTPDate.parse(trimmed) else { return .infinity }
         return max(0, date.timeIntervalSince(now))
-    }
-
-    /// An HTTP date in any of the three forms RFC 9110 allows.
-    static func httpDate(_ text: String) -> Date? {
-        HTTPDate.parse(text)
     }
 }

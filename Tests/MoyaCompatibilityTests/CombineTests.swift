@@ -114,20 +114,15 @@ import Testing
     }
 
     @Test func valuesArriveOnTheCallsQueueElseTheProviders() async {
-        let providerQueue = DispatchQueue(label: "courier.tests.combine.provider")
-        let callQueue = DispatchQueue(label: "courier.tests.combine.call")
-        let key = DispatchSpecificKey<String>()
-        providerQueue.setSpecific(key: key, value: "provider")
-        callQueue.setSpecific(key: key, value: "call")
-        let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub, callbackQueue: providerQueue)
+        let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub, callbackQueue: NamedQueue("provider").queue)
         let onCall = Mutex<String?>(nil)
-        _ = await Self.outcome(of: provider.requestPublisher(.zen, callbackQueue: callQueue)) { _ in
-            onCall.withLock { $0 = DispatchQueue.getSpecific(key: key) }
+        _ = await Self.outcome(of: provider.requestPublisher(.zen, callbackQueue: NamedQueue("call").queue)) { _ in
+            onCall.withLock { $0 = NamedQueue.current }
         }
         #expect(onCall.withLock { $0 } == "call")
         let onProvider = Mutex<String?>(nil)
         _ = await Self.outcome(of: provider.requestPublisher(.zen)) { _ in
-            onProvider.withLock { $0 = DispatchQueue.getSpecific(key: key) }
+            onProvider.withLock { $0 = NamedQueue.current }
         }
         #expect(onProvider.withLock { $0 } == "provider")
     }

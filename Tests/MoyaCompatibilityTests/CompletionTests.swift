@@ -34,39 +34,29 @@ import Testing
     }
 
     @Test func aProviderWideCallbackQueueDeliversCompletions() async {
-        let queue = DispatchQueue(label: "courier.tests.callback")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 7)
-        let provider = Provider<GitHub>(stubClosure: Provider.delayedStub(0.01), callbackQueue: queue)
+        let provider = Provider<GitHub>(stubClosure: Provider.delayedStub(0.01), callbackQueue: NamedQueue("callback").queue)
         let onQueue = await withCheckedContinuation { continuation in
-            provider.request(.zen) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) }
+            provider.request(.zen) { _ in continuation.resume(returning: NamedQueue.current) }
         }
-        #expect(onQueue == 7)
+        #expect(onQueue == "callback")
     }
 
     @Test func aCallsOwnQueueWinsOverTheProviders() async {
-        let providerQueue = DispatchQueue(label: "courier.tests.provider")
-        let callQueue = DispatchQueue(label: "courier.tests.call")
-        let key = DispatchSpecificKey<String>()
-        providerQueue.setSpecific(key: key, value: "provider")
-        callQueue.setSpecific(key: key, value: "call")
-        let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub, callbackQueue: providerQueue)
+        let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub, callbackQueue: NamedQueue("provider").queue)
         let onQueue = await withCheckedContinuation { continuation in
-            provider.request(.zen, callbackQueue: callQueue) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) }
+            provider.request(.zen, callbackQueue: NamedQueue("call").queue) { _ in continuation.resume(returning: NamedQueue.current) }
         }
         #expect(onQueue == "call")
     }
 
     @Test func progressGoesToTheCallbackQueueToo() async throws {
-        let queue = DispatchQueue(label: "courier.tests.progress")
-        let key = DispatchSpecificKey<Bool>()
-        queue.setSpecific(key: key, value: true)
+        let queue = NamedQueue("progress").queue
         try await withServer { server in
             let provider = Provider<HTTPBin>(endpointClosure: rebased(onto: server), callbackQueue: queue)
             let everyReportOnQueue = Mutex<[Bool]>([])
             let outcome = await result { completion in
                 provider.request(.uploadMultipartBodyParts([MultipartFormBodyPart(provider: .data(Data(count: 100_000)), name: "data")], nil),
-                                 progress: { _ in everyReportOnQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true) } },
+                                 progress: { _ in everyReportOnQueue.withLock { $0.append(NamedQueue.current == "progress") } },
                                  completion: completion)
             }
             let status = try outcome.get().statusCode

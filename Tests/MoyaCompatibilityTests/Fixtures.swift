@@ -199,3 +199,18 @@ func result(
         start { continuation.resume(returning: $0) }
     }
 }
+
+/// A serial queue that knows its name, for tests of where callbacks run:
+/// ``current`` names the queue the calling code runs on, `nil` off them all.
+struct NamedQueue {
+    private static let key = DispatchSpecificKey<String>()
+
+    let queue: DispatchQueue
+
+    init(_ name: String) {
+        queue = DispatchQueue(label: "courier.tests.\(name)")
+        queue.setSpecific(key: Self.key, value: name)
+    }
+
+    static var current: String? { DispatchQueue.getSpecific(key: key) }
+}

@@ -106,13 +106,7 @@ enum DownloadChild {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
-        print("\(peakKilobytes()) \(Double(size) / 1e6 / seconds)")
-    }
-
-    static func peakKilobytes() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        print("\(peakResidentKilobytes()) \(Double(size) / 1e6 / seconds)")
     }
 }
 

@@ -154,3 +154,11 @@ enum Report {
 func log(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
+
+/// The process's peak resident memory so far (`VmHWM` in /proc/self/status),
+/// in KiB; 0 where there is no /proc.
+func peakResidentKilobytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}

@@ -94,20 +94,12 @@ struct SoakBenchmark {
             while let succeeded = try await group.next() {
                 done += 1
                 if !succeeded { errors += 1 }
-                if done == warmUp { afterWarmUp = Self.peakResidentMebibytes() }
-                if done % (total / 10) == 0 { checkpoints.append("\(done): \(Self.peakResidentMebibytes())") }
+                if done == warmUp { afterWarmUp = peakResidentKilobytes() / 1024 }
+                if done % (total / 10) == 0 { checkpoints.append("\(done): \(peakResidentKilobytes() / 1024)") }
                 if next < total { submit() }
             }
         }
         log("    peak RSS (MiB) after each tenth: " + checkpoints.joined(separator: ", "))
-        return (errors, afterWarmUp, Self.peakResidentMebibytes())
-    }
-
-    /// The process's peak resident memory so far (`VmHWM`), in MiB.
-    static func peakResidentMebibytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return 0 }
-        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+        return (errors, afterWarmUp, peakResidentKilobytes() / 1024)
     }
 }

@@ -28,4 +28,12 @@ public enum AuthorizationType: Sendable, Hashable {
     public func headerValue(for token: String) -> String {
         scheme.isEmpty ? token : "\(scheme) \(token)"
     }
+
+    /// The token in an `Authorization` header value of this scheme (the
+    /// inverse of ``headerValue(for:)``), or `nil` for another scheme.
+    func token(inHeaderValue value: String) -> String? {
+        let prefix = scheme.isEmpty ? "" : scheme + " "
+        guard value.hasPrefix(prefix) else { return nil }
+        return String(value.dropFirst(prefix.count))
+    }
 }

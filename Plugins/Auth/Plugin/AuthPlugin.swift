@@ -122,13 +122,13 @@ public struct AuthPlugin: Plugin {
         let response = try await next(request)
         guard configuration.refreshStatusCodes.contains(response.statusCode),
               let type = authorizationType(for: context.target),
-              let token = Self.token(in: request, type), coordinator.issuedToken(token),
+              let token = request.value(forHTTPHeaderField: "Authorization").flatMap(type.token(inHeaderValue:)),
+              coordinator.issuedToken(token),
               !coordinator.isCurrentTaskRecovering, context.isBodyReplayable(request)
         else {
             return response
         }
         let renewed = try await authenticating { try await coordinator.renewed(replacing: token) }
-        coordinator.record(renewed.accessToken)
         let replayed = try await next(Self.authorize(request, type, renewed))
         guard !configuration.refreshStatusCodes.contains(replayed.statusCode) else {
             throw NetworkError.authenticationFailed(Failure.refusedAfterRefresh(statusCode: replayed.statusCode))
@@ -149,15 +149,6 @@ public struct AuthPlugin: Plugin {
             return target.authorizationType
         }
         return configuration.defaultAuthorizationType
-    }
-
-    /// The token in the request's `Authorization` header, if it has the
-    /// scheme of `type`.
-    private static func token(in request: URLRequest, _ type: AuthorizationType) -> String? {
-        guard let header = request.value(forHTTPHeaderField: "Authorization") else { return nil }
-        let prefix = type.scheme.isEmpty ? "" : type.scheme + " "
-        guard header.hasPrefix(prefix) else { return nil }
-        return String(header.dropFirst(prefix.count))
     }
 
     private static func authorize(_ request: URLRequest, _ type: AuthorizationType, _ credential: Credential) -> URLRequest {

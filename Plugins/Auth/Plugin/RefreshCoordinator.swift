@@ -233,7 +233,7 @@ actor RefreshCoordinator {
                     }
                 }
                 Task {
-                    try? await Task.sleep(nanoseconds: UInt64(min(max(seconds, 0), 1e9) * 1e9))
+                    try? await Task.sleep(nanoseconds: Watchdog.nanoseconds(seconds))
                     finish(.failure(NetworkError.timedOut(AuthPlugin.RefreshTimedOut(seconds: seconds))))
                     work.withLock { $0 }?.cancel()
                 }

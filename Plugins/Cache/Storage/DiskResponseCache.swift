@@ -166,7 +166,7 @@ public final class DiskResponseCache: ResponseCaching {
         // request's own URL.
         var stored = entry
         stored.key = Self.storedKey(key)
-        stored.url = entry.url.flatMap(Self.withoutSecrets)
+        stored.url = entry.url.flatMap(NetworkError.withoutSecrets)
         guard let data = CacheFileFormat.encode(stored) else { return }
         let url = fileURL(forKey: key)
         let name = url.lastPathComponent
@@ -268,16 +268,6 @@ public final class DiskResponseCache: ResponseCaching {
     }
 
     // MARK: - Trust
-
-    /// `url` without its query, fragment and user information.
-    static func withoutSecrets(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
-        components.query = nil
-        components.fragment = nil
-        components.user = nil
-        components.password = nil
-        return components.url
-    }
 
     /// What a file holds in place of its key.
     static func storedKey(_ key: String) -> String {
