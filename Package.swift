@@ -27,7 +27,11 @@ let traits: Set<Trait> = [
     .trait(name: "XML", description: "CourierXML, on XMLCoder."),
     .trait(name: "YAML", description: "CourierYAML, on Yams."),
     .trait(name: "Protobuf", description: "CourierProtobuf, on SwiftProtobuf."),
-    .default(enabledTraits: ["AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf"]),
+    .trait(name: "Tracing", description: "CourierTracing, on swift-distributed-tracing."),
+    .trait(name: "Metrics", description: "CourierMetrics, on swift-metrics."),
+    .default(enabledTraits: [
+        "AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf", "Tracing", "Metrics",
+    ]),
 ]
 
 func when(_ trait: String) -> TargetDependencyCondition? {
@@ -51,6 +55,8 @@ let products: [Product] = [
     .library(name: "CourierRetry", targets: ["CourierRetry"]),
     .library(name: "CourierCombine", targets: ["CourierCombine"]),
     .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
+    .library(name: "CourierTracing", targets: ["CourierTracing"]),
+    .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
     .library(name: "CourierCodable", targets: ["CourierCodable"]),
     .library(name: "CourierJSON", targets: ["CourierJSON"]),
     .library(name: "CourierString", targets: ["CourierString"]),
@@ -105,6 +111,16 @@ var targets: [Target] = [
         ] + nio,
         path: "Plugins/AsyncHTTPClient"
     ),
+    .target(
+        name: "CourierTracing",
+        dependencies: ["Courier", .product(name: "Tracing", package: "swift-distributed-tracing", condition: when("Tracing"))],
+        path: "Plugins/Tracing"
+    ),
+    .target(
+        name: "CourierMetrics",
+        dependencies: ["Courier", .product(name: "CoreMetrics", package: "swift-metrics", condition: when("Metrics"))],
+        path: "Plugins/Metrics"
+    ),
 
     // Mappers
     .target(name: "CourierCodable", dependencies: ["Courier"], path: "Mappers/Codable"),
@@ -154,13 +170,26 @@ var targets: [Target] = [
 // One test target per module.
 let testedModules = [
     "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierCombine",
-    "CourierAsyncHTTPClient", "CourierCodable", "CourierJSON", "CourierString", "CourierImage", "CourierXML",
-    "CourierYAML", "CourierProtobuf",
+    "CourierAsyncHTTPClient", "CourierTracing", "CourierMetrics", "CourierCodable", "CourierJSON",
+    "CourierString", "CourierImage", "CourierXML", "CourierYAML", "CourierProtobuf",
+]
+// What a module's tests need beyond the module and the test support.
+let extraTestDependencies: [String: [Target.Dependency]] = [
+    "CourierTracing": [
+        "CourierRetry",
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: when("Tracing")),
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: when("Tracing")),
+    ],
+    "CourierMetrics": [
+        "CourierRetry", "CourierAuth", "CourierCache",
+        .product(name: "CoreMetrics", package: "swift-metrics", condition: when("Metrics")),
+        .product(name: "MetricsTestKit", package: "swift-metrics", condition: when("Metrics")),
+    ],
 ]
 for module in testedModules {
     targets.append(.testTarget(
         name: "\(module)Tests",
-        dependencies: [.target(name: module), "CourierTestSupport"],
+        dependencies: [.target(name: module), "CourierTestSupport"] + (extraTestDependencies[module] ?? []),
         path: "Tests/\(module)Tests"
     ))
 }
@@ -212,6 +241,8 @@ let package = Package(
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

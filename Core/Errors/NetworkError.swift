@@ -280,6 +280,28 @@ extension NetworkError: CustomNSError {
         }
     }
 
+    /// The case's name, such as `"timedOut"` or `"statusCode"`: a short label
+    /// from a fixed set, for metrics dimensions, trace attributes and logs.
+    public var caseName: String {
+        switch self {
+        case .requestBuildFailed: "requestBuildFailed"
+        case .noConnection: "noConnection"
+        case .serverUnreachable: "serverUnreachable"
+        case .timedOut: "timedOut"
+        case .connectionLost: "connectionLost"
+        case .cancelled: "cancelled"
+        case .statusCode: "statusCode"
+        case .mappingFailed: "mappingFailed"
+        case .authenticationFailed: "authenticationFailed"
+        case .plugin: "plugin"
+        case .redirectRefused: "redirectRefused"
+        case .responseTooLarge: "responseTooLarge"
+        case .downloadFailed: "downloadFailed"
+        case .invalidResponse: "invalidResponse"
+        case .transport: "transport"
+        }
+    }
+
     public var errorUserInfo: [String: Any] {
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
         if let underlyingError {

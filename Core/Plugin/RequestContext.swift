@@ -26,7 +26,15 @@ public struct RequestContext: Sendable {
     /// Whether the request uploads from a file (a file task, or a multipart
     /// body too large to build in memory).
     public private(set) var isFileUpload: Bool
-    private let attempts: Locked<Int>
+    /// The transmissions so far and the events, in one lock (one allocation
+    /// per call).
+    private let progress: Locked<(attempts: Int, events: [Event])>
+
+    /// The operation the call performs, when the caller named one: an
+    /// OpenAPI operation ID for calls of `CourierOpenAPI`, or whatever
+    /// ``RequestOptions/operationID`` was set to. Tracing and metrics plugins
+    /// name spans and series after it.
+    public var operationID: String? { options.operationID }
 
     init(
         target: any TargetType,
@@ -45,13 +53,28 @@ public struct RequestContext: Sendable {
         self.startedAt = Date()
         self.isDownload = isDownload
         self.isFileUpload = isFileUpload
-        self.attempts = Locked(0)
+        self.progress = Locked((attempts: 0, events: []))
     }
 
     /// How many times the request has been handed to the transport (or the
     /// stub) so far: 1 during the first transmission's `willSend`, 2 during a
     /// replay's, and so on.
-    public var attempt: Int { attempts.current }
+    public var attempt: Int { progress.current.attempts }
+
+    /// What happened during the call so far, in order: redirects the
+    /// transfer stage followed, retries, token refreshes, cache hits, and
+    /// whatever other plugins recorded. Observing plugins (tracing, metrics)
+    /// read it in `didReceive`, after every `intercept` has returned.
+    public var events: [Event] { progress.current.events }
+
+    /// Records an event of the call, for plugins that observe it.
+    ///
+    /// ```swift
+    /// context.record(.init(.retry, ["attempt": "2", "reason": "503"]))
+    /// ```
+    public func record(_ event: Event) {
+        progress.withLock { $0.events.append(event) }
+    }
 
     /// Whether the request's body can be sent again: false when it is a
     /// one-shot `httpBodyStream`. Retrying plugins check this.
@@ -65,11 +88,64 @@ public struct RequestContext: Sendable {
     }
 
     func beginAttempt() -> Int {
-        attempts.withLock { count in
-            count += 1
-            return count
+        progress.withLock { progress in
+            progress.attempts += 1
+            return progress.attempts
         }
     }
 
     private static let nextID = Locked<UInt64>(0)
+}
+
+extension RequestContext {
+    /// Something that happened during a call, recorded with
+    /// ``RequestContext/record(_:)``.
+    public struct Event: Sendable, Equatable {
+        /// What kind of event it is.
+        public struct Name: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+            /// The name as text, such as `"courier.redirect"`.
+            public let rawValue: String
+            /// Creates a name from its text.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// Creates a name from a string literal.
+            public init(stringLiteral value: String) { self.rawValue = value }
+            /// The name as text.
+            public var description: String { rawValue }
+
+            /// The transfer stage followed a redirect. Attributes: `status`
+            /// (the redirect's status code) and `location` (the URL of the next
+            /// hop, with its query: redact it before it leaves the process).
+            public static let redirect: Name = "courier.redirect"
+            /// A plugin sends the request again after a failure. Attributes:
+            /// `attempt` (the transmission about to start) and `reason`.
+            public static let retry: Name = "courier.retry"
+            /// An authentication plugin renewed the credential during the call
+            /// (or waited for a renewal already under way). Attribute:
+            /// `trigger` (`expired`, or the status code the server refused
+            /// the old credential with).
+            public static let tokenRefresh: Name = "courier.token_refresh"
+            /// A cache answered the call. Attribute: `status` (`hit` without
+            /// asking the server, `revalidated` for a stored response a 304
+            /// confirmed, `stale` for an expired one served when the network
+            /// failed or while it is refreshed).
+            public static let cacheHit: Name = "courier.cache_hit"
+        }
+
+        /// What kind of event it is.
+        public let name: Name
+        /// Details, by name (see each ``Name`` for the ones it carries).
+        public let attributes: [String: String]
+        /// When it happened.
+        public let at: Date
+
+        /// Creates an event that happens now.
+        /// - Parameters:
+        ///   - name: What kind of event it is.
+        ///   - attributes: Details, by name.
+        public init(_ name: Name, _ attributes: [String: String] = [:]) {
+            self.name = name
+            self.attributes = attributes
+            self.at = Date()
+        }
+    }
 }

@@ -36,10 +36,19 @@ public struct RequestOptions: Sendable {
     /// Receives upload and download progress, in order; `nil` for none.
     public var progress: ProgressHandler?
 
+    /// A name for the operation the call performs (an OpenAPI operation ID,
+    /// say), for plugins that trace or count calls; `nil` for none. Keep it to
+    /// a fixed set of names, never a value from the request: metrics use it as
+    /// a dimension.
+    public var operationID: String?
+
     /// Creates options with no plugin values set.
-    /// - Parameter progress: Receives upload and download progress, in order.
-    public init(progress: ProgressHandler? = nil) {
+    /// - Parameters:
+    ///   - progress: Receives upload and download progress, in order.
+    ///   - operationID: A name for the operation, for tracing and metrics.
+    public init(progress: ProgressHandler? = nil, operationID: String? = nil) {
         self.progress = progress
+        self.operationID = operationID
     }
 
     /// The value for `key`, or its default when unset.

@@ -15,6 +15,8 @@ struct TransferInputs: Sendable {
     /// Every download file the call creates, so the ones never placed are
     /// removed; only downloads have one.
     var downloads: DownloadLedger?
+    /// Told of every redirect followed.
+    var redirected: (@Sendable (_ statusCode: Int, _ location: URL) -> Void)?
 }
 
 /// The download files of one call, across replays and retries.
@@ -70,6 +72,9 @@ struct Transfer: Sendable {
             control.touch()
             do throws(NetworkError) {
                 if let next = try redirects.next(after: head, for: current) {
+                    if let redirected = inputs.redirected, let location = next.url {
+                        redirected(head.statusCode, location)
+                    }
                     await discard(head.body, control: control)
                     current = next
                     continue

@@ -1,14 +1,16 @@
+import Courier
 import Foundation
 
 /// Hides secrets before anything is logged: credential headers, named query
 /// parameters, form fields and JSON keys, and passwords in URLs.
 struct LogRedactor: Sendable {
-    static let placeholder = "<redacted>"
+    static let placeholder = URLRedactor.placeholder
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
     private let headers: Set<String>
     /// The names whose values are hidden in queries, forms and JSON bodies.
     private let parameters: Set<String>
+    private let urls: URLRedactor
     /// `name=value` after `?` or `&`, anywhere in a text (a URL inside an
     /// error's description).
     private let queryPattern: String?
@@ -24,6 +26,7 @@ struct LogRedactor: Sendable {
     init(headers: Set<String>, parameters: Set<String>) {
         self.headers = Self.credentialHeaders.union(headers.map { $0.lowercased() })
         self.parameters = Set(parameters.map { $0.lowercased() }).union(self.headers)
+        self.urls = URLRedactor(names: self.parameters)
         let names = self.parameters.sorted().map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
         // A name alone or as the last part of a nested one (`user[password]`,
         // percent-encoded or not); the value stops before a quote, so a
@@ -48,37 +51,14 @@ struct LogRedactor: Sendable {
     // MARK: - URLs and forms
 
     /// The URL as text, with named query parameters and any password hidden.
-    /// Works on the string, so the placeholder needs no percent-encoding.
     func url(_ url: URL?) -> String {
         guard let url else { return "(no URL)" }
-        var text = url.absoluteString
-        if let password = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPassword {
-            text = text.replacingOccurrences(of: ":\(password)@", with: ":\(Self.placeholder)@")
-        }
-        guard !parameters.isEmpty, let queryStart = text.firstIndex(of: "?") else { return text }
-        let fragmentStart = text[queryStart...].firstIndex(of: "#") ?? text.endIndex
-        let query = text[text.index(after: queryStart)..<fragmentStart]
-        return String(text[...queryStart]) + formFields(String(query)) + String(text[fragmentStart...])
+        return urls.url(url)
     }
 
     /// `name=value&…` with the values of named fields hidden.
     func formFields(_ encoded: String) -> String {
-        guard !parameters.isEmpty else { return encoded }
-        return encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name).lowercased()
-            return isSecret(fieldNamed: decoded) ? "\(name)=\(Self.placeholder)" : String(pair)
-        }.joined(separator: "&")
-    }
-
-    /// Whether a form or query field holds a secret: its name, or the last
-    /// part of a nested name (`user[password]`, `credentials[api_key][]`), is
-    /// one of the hidden names.
-    private func isSecret(fieldNamed name: String) -> Bool {
-        if parameters.contains(name) { return true }
-        let parts = name.split(whereSeparator: { $0 == "[" || $0 == "]" }).map(String.init)
-        return parts.contains(where: parameters.contains)
+        urls.formFields(encoded)
     }
 
     /// Any text about to be logged (an error's description that quotes

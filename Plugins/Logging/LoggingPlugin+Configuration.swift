@@ -47,9 +47,7 @@ extension LoggingPlugin {
 
         /// The body fields hidden unless told otherwise: the usual names of
         /// passwords and OAuth secrets.
-        public static let defaultRedactedBodyFields: Set<String> = [
-            "password", "access_token", "refresh_token", "id_token", "token", "code", "api_key", "client_secret",
-        ]
+        public static let defaultRedactedBodyFields: Set<String> = URLRedactor.defaultSecretNames
 
         /// The query parameters hidden unless configured otherwise: the same
         /// names as ``defaultRedactedBodyFields`` (an OAuth `code` or an

@@ -69,6 +69,16 @@ public struct RetryPlugin: Plugin {
             }
             if Task.isCancelled { throw NetworkError.cancelled }
             attempt += 1
+            context.record(.init(.retry, ["attempt": String(attempt), "reason": Self.reason(outcome)]))
+        }
+    }
+
+    /// Why a result is retried, in a few words: the status code, or the
+    /// error's case.
+    private static func reason(_ outcome: Result<Response, NetworkError>) -> String {
+        switch outcome {
+        case .success(let response): String(response.statusCode)
+        case .failure(let error): error.caseName
         }
     }
 }

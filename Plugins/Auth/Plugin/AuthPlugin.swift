@@ -109,7 +109,8 @@ public struct AuthPlugin: Plugin {
         else {
             return request
         }
-        let credential = try await authenticating { try await coordinator.usableCredential() }
+        let (credential, renewed) = try await authenticating { try await coordinator.usableCredential() }
+        if renewed { context.record(.init(.tokenRefresh, ["trigger": "expired"])) }
         coordinator.record(credential.accessToken)
         return Self.authorize(request, type, credential)
     }
@@ -129,6 +130,7 @@ public struct AuthPlugin: Plugin {
             return response
         }
         let renewed = try await authenticating { try await coordinator.renewed(replacing: token) }
+        context.record(.init(.tokenRefresh, ["trigger": String(response.statusCode)]))
         let replayed = try await next(Self.authorize(request, type, renewed))
         guard !configuration.refreshStatusCodes.contains(replayed.statusCode) else {
             throw NetworkError.authenticationFailed(Failure.refusedAfterRefresh(statusCode: replayed.statusCode))
@@ -158,7 +160,7 @@ public struct AuthPlugin: Plugin {
     }
 
     /// Wraps the plugin's own reasons in `NetworkError.authenticationFailed`.
-    private func authenticating(_ body: () async throws -> Credential) async throws -> Credential {
+    private func authenticating<Value>(_ body: () async throws -> Value) async throws -> Value {
         do {
             return try await body()
         } catch let failure as Failure {

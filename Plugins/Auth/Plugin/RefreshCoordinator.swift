@@ -97,11 +97,11 @@ actor RefreshCoordinator {
 
     /// A credential that has not expired: the stored one, or a renewed one
     /// when it has expired or there is none.
-    func usableCredential() async throws -> Credential {
-        if isRecovering { return try await join() }
+    func usableCredential() async throws -> (credential: Credential, renewed: Bool) {
+        if isRecovering { return (try await join(), true) }
         let current = currentCredential
-        if let current, !isExpired(current) || current.accessToken == lastIssued { return current }
-        return try await renewed(replacing: current?.accessToken)
+        if let current, !isExpired(current) || current.accessToken == lastIssued { return (current, false) }
+        return (try await renewed(replacing: current?.accessToken), true)
     }
 
     /// A credential other than the one whose access token is `stale` (refused

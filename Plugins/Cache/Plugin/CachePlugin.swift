@@ -66,6 +66,14 @@ public final class CachePlugin: Plugin {
     ///   network and nothing is cached; otherwise whatever `next` throws
     ///   (unless `stale-if-error` serves a stale entry instead).
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        let response = try await answer(request, context: context, next: next)
+        if let status = response.cacheStatus {
+            context.record(.init(.cacheHit, ["status": status.rawValue]))
+        }
+        return response
+    }
+
+    private func answer(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         guard let plan = plan(for: request, context: context) else {
             // An uncacheable request is never in the cache, and `.cache`
             // promises never to reach the network.
