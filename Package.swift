@@ -27,10 +27,11 @@ let traits: Set<Trait> = [
     .trait(name: "XML", description: "CourierXML, on XMLCoder."),
     .trait(name: "YAML", description: "CourierYAML, on Yams."),
     .trait(name: "Protobuf", description: "CourierProtobuf, on SwiftProtobuf."),
+    .trait(name: "OpenAPI", description: "CourierOpenAPI, on swift-openapi-runtime and swift-http-types."),
     .trait(name: "Tracing", description: "CourierTracing, on swift-distributed-tracing."),
     .trait(name: "Metrics", description: "CourierMetrics, on swift-metrics."),
     .default(enabledTraits: [
-        "AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf", "Tracing", "Metrics",
+        "AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf", "OpenAPI", "Tracing", "Metrics",
     ]),
 ]
 
@@ -55,6 +56,7 @@ let products: [Product] = [
     .library(name: "CourierRetry", targets: ["CourierRetry"]),
     .library(name: "CourierCombine", targets: ["CourierCombine"]),
     .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
+    .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     .library(name: "CourierTracing", targets: ["CourierTracing"]),
     .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
     .library(name: "CourierCodable", targets: ["CourierCodable"]),
@@ -112,6 +114,15 @@ var targets: [Target] = [
         path: "Plugins/AsyncHTTPClient"
     ),
     .target(
+        name: "CourierOpenAPI",
+        dependencies: [
+            "Courier",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: when("OpenAPI")),
+        ],
+        path: "Plugins/OpenAPI"
+    ),
+    .target(
         name: "CourierTracing",
         dependencies: ["Courier", .product(name: "Tracing", package: "swift-distributed-tracing", condition: when("Tracing"))],
         path: "Plugins/Tracing"
@@ -165,16 +176,42 @@ var targets: [Target] = [
         path: "Examples/Demo"
     ),
     .executableTarget(name: "CustomPlugin", dependencies: ["Courier", "CourierLoopback"], path: "Examples/CustomPlugin"),
+    // A client generated once by swift-openapi-generator from
+    // Examples/OpenAPIClient/GreetingsAPI/openapi.yaml and committed (see the
+    // README there), used by the OpenAPI example and CourierOpenAPI's tests.
+    .target(
+        name: "GreetingsAPI",
+        dependencies: [
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: when("OpenAPI")),
+        ],
+        path: "Examples/OpenAPIClient/GreetingsAPI",
+        exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"],
+        // The generator marks its access-level imports to be ignored by
+        // compilers from 6.4 on; this one warns about the unused ones in the
+        // empty component files.
+        swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+    ),
+    .executableTarget(
+        name: "OpenAPIClient",
+        dependencies: ["Courier", "CourierOpenAPI", "CourierAuth", "CourierRetry", "CourierLoopback", "GreetingsAPI"],
+        path: "Examples/OpenAPIClient/Sources"
+    ),
 ]
 
 // One test target per module.
 let testedModules = [
     "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierCombine",
-    "CourierAsyncHTTPClient", "CourierTracing", "CourierMetrics", "CourierCodable", "CourierJSON",
+    "CourierAsyncHTTPClient", "CourierOpenAPI", "CourierTracing", "CourierMetrics", "CourierCodable", "CourierJSON",
     "CourierString", "CourierImage", "CourierXML", "CourierYAML", "CourierProtobuf",
 ]
 // What a module's tests need beyond the module and the test support.
 let extraTestDependencies: [String: [Target.Dependency]] = [
+    "CourierOpenAPI": [
+        "GreetingsAPI", "CourierAuth", "CourierRetry", "CourierCache", "CourierAsyncHTTPClient",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
+        .product(name: "HTTPTypes", package: "swift-http-types", condition: when("OpenAPI")),
+    ],
     "CourierTracing": [
         "CourierRetry",
         .product(name: "Tracing", package: "swift-distributed-tracing", condition: when("Tracing")),
@@ -223,7 +260,8 @@ let upcomingFeatures: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-for index in targets.indices where targets[index].type != .system {
+// Generated code is compiled as the generator wrote it.
+for index in targets.indices where targets[index].type != .system && targets[index].name != "GreetingsAPI" {
     targets[index].swiftSettings = (targets[index].swiftSettings ?? []) + upcomingFeatures
 }
 
@@ -241,6 +279,8 @@ let package = Package(
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],

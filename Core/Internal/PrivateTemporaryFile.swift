@@ -30,6 +30,11 @@ package enum PrivateTemporaryFile {
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
+    /// The private folder the files are made in.
+    package static func folderURL() throws -> URL {
+        try privateFolder()
+    }
+
     private static let folder = Locked<URL?>(nil)
 
     /// `$TMPDIR/courier-<uid>`, made 0700 if it is ours; a fresh `mkdtemp`

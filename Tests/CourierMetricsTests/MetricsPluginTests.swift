@@ -80,13 +80,7 @@ import Testing
 
     @Test func retriesRedirectsRefreshesAndCacheHitsAreCountedWhereThosePluginsRun() async throws {
         try await withServer { server in
-            let failures = Mutex(2)
-            server.route("/flaky") { _ in
-                failures.withLock { left in
-                    defer { left -= 1 }
-                    return left > 0 ? .text("busy", status: 503) : .text("ok")
-                }
-            }
+            server.routeFlaky(failures: 2)
             server.route("/private") { request in
                 request.header("Authorization") == "Bearer fresh" ? .text("secret") : .text("who?", status: 401)
             }

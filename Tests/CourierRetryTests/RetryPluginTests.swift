@@ -10,20 +10,6 @@ import Testing
 /// The retry plugin against the loopback server, with an injected clock so
 /// no test waits out a back-off.
 struct RetryPluginTests {
-    /// A route that fails with `status` (and `headers`) `failures` times, then
-    /// answers 200.
-    static func installFlaky(on server: LoopbackServer, path: String = "/flaky", failures: Int, status: Int = 503,
-                             headers: [(name: String, value: String)] = []) {
-        let count = Mutex(0)
-        server.route(path) { _ in
-            let hit = count.withLock { count in
-                count += 1
-                return count
-            }
-            return hit <= failures ? .text("try again", status: status, headers: headers) : .text("ok")
-        }
-    }
-
     static func plugin(_ clock: any RetryClocking, attempts: Int = 5, budget: TimeInterval = 60, random: Double = 0.5) -> RetryPlugin {
         RetryPlugin(.init(maximumAttempts: attempts, initialDelay: 1, multiplier: 2, maximumDelay: 30, timeBudget: budget,
                           clock: clock, random: { random }))
@@ -33,7 +19,7 @@ struct RetryPluginTests {
 
     @Test func retriesA503UntilItSucceedsWithExponentialJitteredDelays() async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 3)
+            server.routeFlaky(failures: 3)
             let clock = RecordingClock()
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, random: 0.5)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
@@ -45,7 +31,7 @@ struct RetryPluginTests {
 
     @Test func theLeadingDotFactoryMakesTheSamePlugin() async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 1)
+            server.routeFlaky(failures: 1)
             let clock = RecordingClock()
             let plugins: [any Plugin] = [.retry(.init(clock: clock, random: { 1 }))]
             let response = try await Provider<TestTarget>(plugins: plugins).request(TestTarget(server.baseURL, path: "/flaky"))
@@ -58,7 +44,7 @@ struct RetryPluginTests {
     @Test(arguments: [408, 429, 500, 502, 503, 504])
     func everyTransientStatusIsRetried(status: Int) async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 1, status: status)
+            server.routeFlaky(failures: 1, status: status)
             let provider = Provider<TestTarget>(plugins: [Self.plugin(RecordingClock())])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
             #expect(response.statusCode == 200)
@@ -119,7 +105,7 @@ struct RetryPluginTests {
 
     @Test func retryAfterInSecondsSetsTheWait() async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 1, status: 429, headers: [("Retry-After", "7")])
+            server.routeFlaky(failures: 1, status: 429, headers: [("Retry-After", "7")])
             let clock = RecordingClock()
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
@@ -136,7 +122,7 @@ struct RetryPluginTests {
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
             let date = formatter.string(from: clock.now.addingTimeInterval(24))
-            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", date)])
+            server.routeFlaky(failures: 1, status: 503, headers: [("Retry-After", date)])
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
             #expect(response.statusCode == 200)
@@ -146,7 +132,7 @@ struct RetryPluginTests {
 
     @Test func aRetryAfterBeyondTheBudgetIsNotWaitedFor() async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", "3600")])
+            server.routeFlaky(failures: 1, status: 503, headers: [("Retry-After", "3600")])
             let clock = RecordingClock()
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, budget: 60)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
@@ -163,7 +149,7 @@ struct RetryPluginTests {
         try await withServer { server in
             // Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example date.
             let clock = RecordingClock(now: Date(timeIntervalSince1970: 784_111_777))
-            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", value)])
+            server.routeFlaky(failures: 1, status: 503, headers: [("Retry-After", value)])
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
             #expect(response.statusCode == 200)
@@ -173,7 +159,7 @@ struct RetryPluginTests {
 
     @Test func aHugeRetryAfterWithAnInfiniteBudgetEndsWithTheResponse() async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", "99999999999")])
+            server.routeFlaky(failures: 1, status: 503, headers: [("Retry-After", "99999999999")])
             // The real clock: a wait it cannot express must not trap.
             let provider = Provider<TestTarget>(plugins: [Self.plugin(SystemRetryClock(), budget: .infinity)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))
@@ -187,7 +173,7 @@ struct RetryPluginTests {
     @Test(arguments: ["99999999999999999999999", "-5", "soon", "1.5"])
     func aRetryAfterThatCannotBeReadMeansNotNow(value: String) async throws {
         try await withServer { server in
-            Self.installFlaky(on: server, failures: 1, status: 503, headers: [("Retry-After", value)])
+            server.routeFlaky(failures: 1, status: 503, headers: [("Retry-After", value)])
             let clock = RecordingClock()
             let provider = Provider<TestTarget>(plugins: [Self.plugin(clock, budget: .infinity)])
             let response = try await provider.request(TestTarget(server.baseURL, path: "/flaky"))

@@ -66,13 +66,7 @@ import Tracing
 
     @Test func retriesAndRedirectsAreEventsOfOneSpanAndEveryTransmissionCarriesIt() async throws {
         try await withServer { server in
-            let failures = Mutex(2)
-            server.route("/flaky") { _ in
-                failures.withLock { left in
-                    defer { left -= 1 }
-                    return left > 0 ? .text("busy", status: 503) : .text("ok")
-                }
-            }
+            server.routeFlaky(failures: 2)
             let tracer = InMemoryTracer()
             let provider = Provider<TestTarget>(plugins: [
                 TracingPlugin(tracer: tracer),

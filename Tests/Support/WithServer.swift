@@ -32,3 +32,19 @@ private func withStarted<Server, Result: Sendable>(
         throw error
     }
 }
+
+extension LoopbackServer {
+    /// A route that fails with `status` (and `headers`) `failures` times, then
+    /// answers `success` (200 "ok" unless given).
+    public func routeFlaky(path: String = "/flaky", failures: Int, status: Int = 503,
+                           headers: [(name: String, value: String)] = [], success: LoopbackResponse = .text("ok")) {
+        let count = Mutex(0)
+        route(path) { _ in
+            let hit = count.withLock { count in
+                count += 1
+                return count
+            }
+            return hit <= failures ? .text("try again", status: status, headers: headers) : success
+        }
+    }
+}

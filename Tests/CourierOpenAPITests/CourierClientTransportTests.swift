@@ -1,0 +1,188 @@
+import Courier
+import CourierAsyncHTTPClient
+import CourierAuth
+import CourierCache
+import CourierOpenAPI
+import CourierRetry
+import CourierTestSupport
+import Foundation
+import GreetingsAPI
+import HTTPTypes
+import OpenAPIRuntime
+import Testing
+
+/// The generated Greetings client (Examples/OpenAPIClient/GreetingsAPI)
+/// against the loopback server, through a Courier provider.
+@Suite struct CourierClientTransportTests {
+    /// The Greetings API on the loopback server.
+    static func installGreetings(on server: LoopbackServer) {
+        server.route("/api/greetings/", prefix: true) { request in
+            let name = request.path.split(separator: "/").last.map(String.init) ?? ""
+            guard name != "nobody" else { return .json(["reason": "no such person"], status: 404) }
+            let greeting = request.query("language") == "fr" ? "Bonjour" : "Hello"
+            return .json(["message": "\(greeting), \(name.removingPercentEncoding ?? name)!"])
+        }
+    }
+
+    static func client(_ server: LoopbackServer, _ provider: Provider<OpenAPIOperation>,
+                       configuration: CourierClientTransport.Configuration = .init()) -> Client {
+        Client(serverURL: server.url("/api"), transport: CourierClientTransport(provider: provider, configuration: configuration))
+    }
+
+    /// Notes the operation ID and target each call's plugins see.
+    struct OperationRecorder: Plugin {
+        let seen = Mutex<[String]>([])
+        func willSend(_ request: URLRequest, context: RequestContext) async {
+            let target = (context.target as? OpenAPIOperation)?.operationID ?? "?"
+            seen.withLock { $0.append("\(context.operationID ?? "nil")/\(target)") }
+        }
+    }
+
+    struct Receipt: Encodable {
+        let bytes: Int64
+        let sha256: String
+    }
+
+    @Test(arguments: [false, true])
+    func aTypedCallGoesThroughTheProviderAndItsPlugins(onAsyncHTTPClient: Bool) async throws {
+        try await withServer { server in
+            Self.installGreetings(on: server)
+            let recorder = OperationRecorder()
+            let client = AsyncHTTPClientTransport()
+            let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
+            let provider = Provider<OpenAPIOperation>(transport: transport, plugins: [recorder])
+            let api = Self.client(server, provider)
+
+            let output = try await api.getGreeting(path: .init(name: "Ada Lovelace"), query: .init(language: "fr"))
+            #expect(try output.ok.body.json.message == "Bonjour, Ada Lovelace!")
+            let missing = try await api.getGreeting(path: .init(name: "nobody"))
+            #expect(try missing.notFound.body.json.reason == "no such person")
+
+            let sent = try #require(server.requests(to: "/api/greetings/Ada Lovelace").first)
+            #expect(sent.uri == "/api/greetings/Ada%20Lovelace?language=fr")
+            #expect(sent.header("Accept") == "application/json")
+            #expect(recorder.seen.withLock { $0 } == ["getGreeting/getGreeting", "getGreeting/getGreeting"])
+            try await client.shutdown()
+        }
+    }
+
+    @Test func a401IsRefreshedByTheAuthPluginAndReplayed() async throws {
+        try await withServer { server in
+            server.route("/api/me") { request in
+                request.header("Authorization") == "Bearer fresh" ? .json(["name": "Ada"]) : .text("", status: 401)
+            }
+            let store = InMemoryCredentialStore(Credential(accessToken: "stale", refreshToken: "r1"))
+            let refreshes = Mutex(0)
+            let provider = Provider<OpenAPIOperation>(plugins: [
+                .auth(store, configuration: .init(defaultAuthorizationType: .bearer)) { _ in
+                    refreshes.withLock { $0 += 1 }
+                    return Credential(accessToken: "fresh", refreshToken: "r2")
+                },
+            ])
+            let output = try await Self.client(server, provider).getProfile()
+            #expect(try output.ok.body.json.name == "Ada")
+            #expect(refreshes.withLock { $0 } == 1)
+            #expect(server.requests(to: "/api/me").map { $0.header("Authorization") } == ["Bearer stale", "Bearer fresh"])
+        }
+    }
+
+    @Test func a503IsRetriedByTheRetryPlugin() async throws {
+        try await withServer { server in
+            server.routeFlaky(path: "/api/status", failures: 2, success: .json(["healthy": true]))
+            let provider = Provider<OpenAPIOperation>(plugins: [
+                RetryPlugin(.init(maximumAttempts: 3, initialDelay: 0.001, maximumDelay: 0.001)),
+            ])
+            let output = try await Self.client(server, provider).getStatus()
+            #expect(try output.ok.body.json.healthy == true)
+            #expect(server.hits("/api/status") == 3)
+        }
+    }
+
+    @Test func aGETIsServedFromTheCacheTheSecondTime() async throws {
+        try await withServer { server in
+            server.route("/api/news") { _ in
+                .json(["headlines": ["Courier speaks OpenAPI"]], headers: [("Cache-Control", "max-age=60")])
+            }
+            let provider = Provider<OpenAPIOperation>(plugins: [CachePlugin(configuration: .init(defaultStrategy: .cacheIfPossible))])
+            let client = Self.client(server, provider)
+            let first = try await client.getNews()
+            let second = try await client.getNews()
+            #expect(try first.ok.body.json.headlines == ["Courier speaks OpenAPI"])
+            #expect(try second.ok.body.json.headlines == ["Courier speaks OpenAPI"])
+            #expect(server.hits("/api/news") == 1)
+        }
+    }
+
+    @Test func aFailureReachesTheClientAsClientErrorWithTheNetworkErrorInside() async throws {
+        try await withRefusingPort { url in
+            let client = Client(serverURL: url, transport: CourierClientTransport(provider: Provider<OpenAPIOperation>()))
+            do {
+                _ = try await client.getStatus()
+                Issue.record("the call succeeded")
+            } catch let error as ClientError {
+                #expect(error.operationID == "getStatus")
+                guard case .serverUnreachable = error.underlyingError as? NetworkError else {
+                    Issue.record("underlying error: \(error.underlyingError)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test func aStreamedRequestBodyIsSpooledNotBufferedAndArrivesWhole() async throws {
+        try await withServer { server in
+            server.route("/api/uploads") { request in
+                .json(Receipt(bytes: Int64(request.body.count), sha256: SHA256.hex(request.body)))
+            }
+            let chunk = LoopbackServer.bytes(count: 256 * 1024, seed: 3)
+            let count = 24 // 6 MiB, more than the 4 MiB kept in memory
+            let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
+                for _ in 0..<count { continuation.yield(ArraySlice(chunk)) }
+                continuation.finish()
+            }
+            var whole = Data()
+            for _ in 0..<count { whole.append(chunk) }
+
+            let provider = Provider<OpenAPIOperation>(plugins: [
+                RetryPlugin(.init(maximumAttempts: 2, initialDelay: 0.001, maximumDelay: 0.001)),
+            ])
+            let output = try await Self.client(server, provider).upload(body: .binary(HTTPBody(stream, length: .unknown)))
+            let receipt = try output.ok.body.json
+            #expect(receipt.bytes == Int64(whole.count))
+            #expect(receipt.sha256 == SHA256.hex(whole))
+            #expect(try Self.spooledFiles().isEmpty, "the spooled body is removed after the call")
+        }
+    }
+
+    @Test func aStreamedResponseIsReadFromAFileInChunksAndTheFileRemoved() async throws {
+        try await withServer { server in
+            let size = 5 << 20
+            server.route("/api/files/", prefix: true) { _ in
+                LoopbackResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(count: size, seed: 9))
+            }
+            let client = Self.client(server, Provider<OpenAPIOperation>(),
+                                     configuration: .init(streamedResponseOperations: ["downloadFile"]))
+            let body = try await client.downloadFile(path: .init(id: "report")).ok.body.binary
+            #expect(body.length == .known(Int64(size)))
+            #expect(try Self.streamedFiles().count == 1)
+            var hash = SHA256()
+            var chunks = 0
+            for try await chunk in body {
+                hash.update(Data(chunk))
+                chunks += 1
+            }
+            #expect(hash.finalizeHex() == SHA256.hex(LoopbackServer.bytes(count: size, seed: 9)))
+            #expect(chunks > 1, "the body arrives in pieces")
+        }
+        #expect(try Self.streamedFiles().isEmpty, "the file is removed once the body is dropped")
+    }
+
+    static func files(prefix: String) throws -> [String] {
+        let folder = try #require(Self.privateFolder())
+        return (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasPrefix(prefix) } ?? []
+    }
+
+    static func spooledFiles() throws -> [String] { try files(prefix: "openapi-body") }
+    static func streamedFiles() throws -> [String] { try files(prefix: "openapi-response") }
+    static func privateFolder() -> URL? { try? PrivateTemporaryFile.folderURL() }
+}
