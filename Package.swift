@@ -253,6 +253,24 @@ targets.append(.testTarget(
     path: "Tests/IntegrationTests"
 ))
 
+// The code of the documentation catalogs' articles, compiled and run.
+targets.append(.testTarget(
+    name: "DocumentationTests",
+    dependencies: [
+        "Courier", "CourierCodable", "CourierJSON", "CourierString", "CourierImage", "CourierXML", "CourierYAML",
+        "CourierProtobuf", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry",
+        "CourierCombine", "CourierAsyncHTTPClient", "CourierOpenAPI", "CourierTracing", "CourierMetrics", "GreetingsAPI",
+        "CourierTestSupport",
+        .product(name: "Logging", package: "swift-log", condition: when("Logging")),
+        .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: when("Protobuf")),
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: when("Tracing")),
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: when("Tracing")),
+        .product(name: "MetricsTestKit", package: "swift-metrics", condition: when("Metrics")),
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
+    ],
+    path: "Tests/DocumentationTests"
+))
+
 // MARK: - Settings for every target
 
 let upcomingFeatures: [SwiftSetting] = [

@@ -71,6 +71,10 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
     /// The limit in bytes (of the decoded body, when the client decoded it).
     public let bytes: Int64
 
+    /// Describes an exceeded limit.
+    /// - Parameters:
+    ///   - limit: Which limit was exceeded.
+    ///   - bytes: The limit in bytes.
     public init(limit: Limit, bytes: Int64) {
         self.limit = limit
         self.bytes = bytes

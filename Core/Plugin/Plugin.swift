@@ -35,7 +35,8 @@ import FoundationNetworking
 /// refresh is retried like any request. Retry wraps the cache, so a hit never
 /// waits for a back-off. Gzip last: its `prepare` compresses the body the
 /// others have finished changing, and its `process` decodes cached and fresh
-/// bodies alike.
+/// bodies alike. CourierTracing's and CourierMetrics' plugins, when used, go
+/// before all of them, so that a span and a duration cover the whole call.
 ///
 /// ## A complete plugin
 /// ```swift

@@ -67,6 +67,7 @@ public struct RequestOptions: Sendable {
 
 /// A key into ``RequestOptions``.
 public protocol RequestOptionKey {
+    /// The type of the value the key holds.
     associatedtype Value: Sendable
     /// The value when the caller set none.
     static var defaultValue: Value { get }

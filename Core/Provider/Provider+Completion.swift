@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension Provider {
     /// Sends the request for `target` and calls `completion` with the result:
-    /// the completion-handler form of ``request(_:options:)``, with Moya's
+    /// the completion-handler form of the async `request(_:options:)`, with Moya's
     /// call shape, in synchronous and async code alike.
     ///
     /// ```swift
@@ -28,6 +28,7 @@ extension Provider {
     /// asynchronously.
     ///
     /// - Parameters:
+    ///   - target: The endpoint to call.
     ///   - callbackQueue: Where `completion` and `progress` run; `nil` uses the
     ///     provider's ``callbackQueue``, and when that is `nil` too they run on
     ///     whichever thread finished the work (pass `.main` for UI code).

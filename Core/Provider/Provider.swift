@@ -21,14 +21,24 @@ public final class Provider<Target: TargetType>: Sendable {
     /// Says whether a target is answered by its stub.
     public typealias StubClosure = @Sendable (Target) -> StubBehavior
 
+    /// Makes the endpoint for each target: ``defaultEndpointMapping(for:)``
+    /// unless the provider was given another.
     public let endpointClosure: EndpointClosure
+    /// Turns each endpoint into the `URLRequest` the plugins receive:
+    /// ``defaultRequestMapping(for:)`` unless given another.
     public let requestClosure: RequestClosure
+    /// Says, per target, whether the network or the sample response answers:
+    /// ``neverStub(_:)`` unless given another.
     public let stubClosure: StubClosure
     /// Where the completion-handler API and Combine publishers deliver
     /// results when a call names no queue; `nil` delivers them on whichever
     /// thread finished the request.
     public let callbackQueue: DispatchQueue?
+    /// Moves the bytes: ``URLSessionTransport`` unless given another (such as
+    /// CourierAsyncHTTPClient's `AsyncHTTPClientTransport`).
     public let transport: any Transport
+    /// The plugins every call goes through, in order (see ``Plugin`` for the
+    /// order their hooks run in).
     public let plugins: [any Plugin]
     /// How bytes move: redirects, time-outs, deadline and size limits, the
     /// same on every transport.

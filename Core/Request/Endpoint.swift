@@ -16,13 +16,18 @@ import FoundationNetworking
 /// })
 /// ```
 public struct Endpoint: Sendable {
+    /// Makes the sample response a stub answers with.
     public typealias SampleResponseClosure = @Sendable () -> EndpointSampleResponse
 
     /// The full URL, as a string (it is checked when the request is built).
     public let url: String
+    /// The response a stub answers with.
     public let sampleResponseClosure: SampleResponseClosure
+    /// The HTTP method.
     public let method: HTTPMethod
+    /// What the request carries: its parameters, body, upload or download.
     public let task: RequestTask
+    /// Header fields set on the request, or `nil` for none.
     public let httpHeaderFields: [String: String]?
     /// The idle time-out in seconds, or `nil` for the provider's. It becomes
     /// the request's `timeoutInterval`, which the transfer stage reads as the
@@ -34,6 +39,19 @@ public struct Endpoint: Sendable {
     /// The largest response body in bytes, or `nil` for the provider's limits.
     public let maximumResponseSize: Int64?
 
+    /// Creates an endpoint; an endpoint closure usually starts from
+    /// `Provider.defaultEndpointMapping(for:)` and changes it instead.
+    /// - Parameters:
+    ///   - url: The full URL, as a string.
+    ///   - sampleResponseClosure: The response a stub answers with.
+    ///   - method: The HTTP method.
+    ///   - task: What the request carries.
+    ///   - httpHeaderFields: Header fields to set, or `nil`.
+    ///   - timeout: The idle time-out in seconds, or `nil` for the provider's.
+    ///   - deadline: The deadline for the whole transfer in seconds, or `nil`
+    ///     for the provider's.
+    ///   - maximumResponseSize: The largest response body in bytes, or `nil`
+    ///     for the provider's limits.
     public init(
         url: String,
         sampleResponseClosure: @escaping SampleResponseClosure,

@@ -14,8 +14,12 @@ public struct JSONEncoding: ParameterEncoding {
     /// Pretty-printed JSON with sorted keys.
     public static var prettyPrinted: JSONEncoding { JSONEncoding(options: [.prettyPrinted, .sortedKeys]) }
 
+    /// How `JSONSerialization` writes the body.
     public let options: JSONSerialization.WritingOptions
 
+    /// Creates an encoding that writes parameters as a JSON body.
+    /// - Parameter options: How `JSONSerialization` writes the body; sorted
+    ///   keys unless told otherwise.
     public init(options: JSONSerialization.WritingOptions = [.sortedKeys]) {
         self.options = options
     }

@@ -24,6 +24,7 @@ public struct MultipartFormBodyPart: Sendable {
         case stream(@Sendable () throws -> InputStream, length: UInt64)
     }
 
+    /// Where the part's bytes come from: data, a file or a stream.
     public let provider: Provider
     /// The form field name.
     public let name: String
@@ -34,6 +35,14 @@ public struct MultipartFormBodyPart: Sendable {
     /// or none for plain fields.
     public let mimeType: String?
 
+    /// Creates a part.
+    /// - Parameters:
+    ///   - provider: Where the part's bytes come from.
+    ///   - name: The form field name.
+    ///   - fileName: The file name sent in `Content-Disposition`; a file part
+    ///     defaults to the file's own name.
+    ///   - mimeType: The part's `Content-Type`; inferred from the file name
+    ///     when `nil`.
     public init(provider: Provider, name: String, fileName: String? = nil, mimeType: String? = nil) {
         self.provider = provider
         self.name = name

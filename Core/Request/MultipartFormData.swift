@@ -15,12 +15,19 @@ public struct MultipartFormData: Sendable {
     /// An encoded body: in memory, or in a temporary file the caller removes
     /// after use.
     public enum EncodedBody: Sendable {
+        /// The whole body, in memory.
         case data(Data)
+        /// The body in a temporary file of `length` bytes, which the caller
+        /// removes after use.
         case temporaryFile(URL, length: UInt64)
     }
 
+    /// The parts, in order.
     public let parts: [MultipartFormBodyPart]
+    /// The boundary between parts (it also goes into the `Content-Type`).
     public let boundary: String
+    /// Bodies up to this many bytes are built in memory, longer ones in a
+    /// temporary file.
     public let memoryThreshold: UInt64
 
     /// - Parameters:

@@ -63,10 +63,18 @@ public struct URLEncoding: ParameterEncoding {
     /// Always into a form body.
     public static var httpBody: URLEncoding { URLEncoding(destination: .httpBody) }
 
+    /// Where the parameters go: the query, a form body, or by method.
     public let destination: Destination
+    /// How array values are written (`a[]=1&a[]=2` or `a=1&a=2`).
     public let arrayEncoding: ArrayEncoding
+    /// How Booleans are written (`1`/`0` or `true`/`false`).
     public let boolEncoding: BoolEncoding
 
+    /// Creates a URL encoding.
+    /// - Parameters:
+    ///   - destination: Where the parameters go.
+    ///   - arrayEncoding: How array values are written.
+    ///   - boolEncoding: How Booleans are written.
     public init(
         destination: Destination = .methodDependent,
         arrayEncoding: ArrayEncoding = .brackets,

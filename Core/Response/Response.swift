@@ -33,6 +33,18 @@ public struct Response: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Creates a response, as a stub, a test or a plugin that answers by
+    /// itself makes one.
+    ///
+    /// ```swift
+    /// let response = Response(statusCode: 200, data: Data(#"{"id": 1}"#.utf8))
+    /// ```
+    /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - data: The body.
+    ///   - request: The request it answers, if any.
+    ///   - response: The HTTP response with its header fields, if any.
+    ///   - fileURL: Where a download's body is, for a download.
     public init(
         statusCode: Int,
         data: Data,
@@ -61,8 +73,12 @@ public struct Response: Sendable, CustomStringConvertible {
     ///          headerFields: ["Content-Type": "application/json"])
     /// ```
     /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - data: The body.
+    ///   - request: The request as it was sent, if any.
     ///   - url: The URL the response came from.
     ///   - headerFields: The header fields, repeated fields joined with ", ".
+    ///   - fileURL: Where a download's body is, for a download.
     public init(
         statusCode: Int,
         data: Data,

@@ -29,12 +29,16 @@ public protocol ResponseMapper<Output>: Sendable {
 
 /// The response's body as it is.
 public struct DataMapper: ResponseMapper {
+    /// Creates the mapper.
     public init() {}
+    /// Returns the response's body.
     public func map(_ response: Response) -> Data { response.data }
 }
 
 /// The response itself, unchanged.
 public struct IdentityMapper: ResponseMapper {
+    /// Creates the mapper.
     public init() {}
+    /// Returns the response unchanged.
     public func map(_ response: Response) -> Response { response }
 }

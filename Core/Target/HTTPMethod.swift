@@ -11,21 +11,34 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         self.rawValue = rawValue.uppercased()
     }
 
+    /// Creates a method from a string literal, upper-cased:
+    /// `let method: HTTPMethod = "PROPFIND"`.
     public init(stringLiteral value: String) {
         self.init(rawValue: value)
     }
 
     public var description: String { rawValue }
 
+    /// `GET`: reads a resource. Safe and idempotent.
     public static let get: HTTPMethod = "GET"
+    /// `POST`: sends data for the server to process. Neither safe nor
+    /// idempotent, so never retried or coalesced by default.
     public static let post: HTTPMethod = "POST"
+    /// `PUT`: replaces a resource with the body. Idempotent.
     public static let put: HTTPMethod = "PUT"
+    /// `PATCH`: changes part of a resource. Not idempotent.
     public static let patch: HTTPMethod = "PATCH"
+    /// `DELETE`: removes a resource. Idempotent.
     public static let delete: HTTPMethod = "DELETE"
+    /// `HEAD`: a `GET` without the body. Safe and idempotent.
     public static let head: HTTPMethod = "HEAD"
+    /// `OPTIONS`: asks what the server allows. Safe and idempotent.
     public static let options: HTTPMethod = "OPTIONS"
+    /// `TRACE`: asks the server to echo the request. Safe and idempotent.
     public static let trace: HTTPMethod = "TRACE"
+    /// `CONNECT`: asks for a tunnel.
     public static let connect: HTTPMethod = "CONNECT"
+    /// `QUERY`: a safe, idempotent query that carries a body.
     public static let query: HTTPMethod = "QUERY"
 
     /// Whether sending the request twice has the same effect as sending it once
@@ -39,8 +52,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         }
     }
 
-    /// Whether a request with this method usually carries its parameters in the
-    /// query string (GET, HEAD, DELETE) rather than in the body.
     /// Whether a request with this method may carry a multipart form body:
     /// POST, PUT, PATCH and CONNECT, as in Moya.
     public var supportsMultipart: Bool {
@@ -50,6 +61,8 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         }
     }
 
+    /// Whether a request with this method usually carries its parameters in the
+    /// query string (GET, HEAD, DELETE) rather than in the body.
     var encodesParametersInURL: Bool {
         self == .get || self == .head || self == .delete
     }

@@ -28,6 +28,7 @@ import FoundationNetworking
 /// For an enum of endpoints, where each case returns a different type, pair a
 /// case with its mapper in a ``Typed`` value (see ``TargetType/returning(_:)``).
 public protocol TypedTarget: TargetType {
+    /// The type of the mapper, whose output the request returns.
     associatedtype Mapper: ResponseMapper
     /// The mapper that turns this target's response into its output.
     var mapper: Mapper { get }
@@ -64,9 +65,15 @@ extension Provider where Target: TypedTarget {
 /// let product = try await provider.request(Shop.productDetails(7)) // a Product
 /// ```
 public struct Typed<Target: TargetType, Mapper: ResponseMapper>: Sendable {
+    /// The endpoint to call.
     public let target: Target
+    /// Turns the endpoint's response into the value the request returns.
     public let mapper: Mapper
 
+    /// Pairs a target with the mapper of its response.
+    /// - Parameters:
+    ///   - target: The endpoint to call.
+    ///   - mapper: Turns its response into the value the request returns.
     public init(_ target: Target, mapper: Mapper) {
         self.target = target
         self.mapper = mapper

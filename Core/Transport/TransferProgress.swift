@@ -7,16 +7,24 @@ import FoundationNetworking
 public struct TransferProgress: Sendable, Equatable {
     /// Which way the bytes are going.
     public enum Direction: Sendable, Equatable {
+        /// Bytes going to the server: the request's body.
         case upload
+        /// Bytes coming from the server: the response's body.
         case download
     }
 
+    /// Which way the bytes are going.
     public let direction: Direction
     /// Bytes transferred so far.
     public let completedBytes: Int64
     /// The total, when known (from `Content-Length` or the upload's size).
     public let totalBytes: Int64?
 
+    /// Creates a progress report.
+    /// - Parameters:
+    ///   - direction: Which way the bytes are going.
+    ///   - completedBytes: Bytes transferred so far.
+    ///   - totalBytes: The total, when known.
     public init(direction: Direction, completedBytes: Int64, totalBytes: Int64?) {
         self.direction = direction
         self.completedBytes = completedBytes

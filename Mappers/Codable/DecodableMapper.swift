@@ -13,7 +13,7 @@ import Foundation
 ///
 /// A failure is a ``DecodingFailure`` that says what was expected where
 /// (`expected Int at data.items[3].id, found a string of 1 character`), reaching the
-/// caller inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// caller inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public struct DecodableMapper<Output: Decodable>: ResponseMapper {
     /// The decoder, with its date, data and key strategies.
     public let decoder: JSONDecoder

@@ -4,7 +4,7 @@ import Foundation
 /// Why a body could not be decoded, in a sentence that says what was
 /// expected where and what was found instead.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``:
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`:
 /// ```swift
 /// } catch .mappingFailed(_, let failure as DecodingFailure) {
 ///     print(failure) // expected Int at data.items[3].id, found a string of 1 character

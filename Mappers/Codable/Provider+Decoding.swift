@@ -16,7 +16,7 @@ extension Provider {
     ///   - failsOnEmptyData: Whether an empty body is an error, or decodes as `null`.
     ///   - options: Per-call options for plugins.
     /// - Returns: The decoded value.
-    /// - Throws: ``Courier/NetworkError``; a body that does not decode is
+    /// - Throws: `Courier/NetworkError`; a body that does not decode is
     ///   `.mappingFailed(response, DecodingFailure)`.
     public func request<Output: Decodable>(
         _ target: Target,

@@ -22,7 +22,7 @@ extension Response {
     ///   - decoder: The decoder to use.
     ///   - failsOnEmptyData: Whether an empty body is an error.
     /// - Returns: The decoded value.
-    /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and a
+    /// - Throws: `NetworkError/mappingFailed(_:_:)` with this response and a
     ///   `DecodingFailure` that names the path where decoding failed.
     public func map<D: Decodable>(
         _ type: D.Type,

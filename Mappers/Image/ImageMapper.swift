@@ -30,7 +30,7 @@ extension Provider {
     ///   - target: The endpoint to call.
     ///   - options: Per-call options for plugins.
     /// - Returns: The image's bytes, format and size.
-    /// - Throws: ``Courier/NetworkError``; a body that is no image, or a
+    /// - Throws: `Courier/NetworkError`; a body that is no image, or a
     ///   truncated one, is `.mappingFailed(response, ImageMappingFailure)`.
     public func requestImage(_ target: Target, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> ResponseImage {
         try await request(target, mapper: ImageMapper(), options: options)

@@ -1,6 +1,6 @@
 /// Why a body could not be read as an image, in a sentence a person can act on.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public enum ImageMappingFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes start like no format Courier knows. `firstBytes` shows
     /// them in hex.

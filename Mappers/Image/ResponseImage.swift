@@ -7,7 +7,7 @@ import Foundation
 /// let avatar = try await provider.requestImage(.avatar(userID))
 /// print(avatar.format, avatar.width, avatar.height) // JPEG 512 512
 /// #if canImport(UIKit)
-/// imageView.image = avatar.uiImage
+/// imageView.image = avatar.platformImage
 /// #endif
 /// ```
 public struct ResponseImage: Sendable, Equatable {

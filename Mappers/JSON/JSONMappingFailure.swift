@@ -3,7 +3,7 @@ import Foundation
 
 /// Why a body could not be read as JSON, in a sentence a person can act on.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public struct JSONMappingFailure: Error, Sendable, CustomStringConvertible {
     /// What kind of failure it is.
     public enum Kind: Sendable, Equatable {

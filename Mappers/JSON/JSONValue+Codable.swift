@@ -1,7 +1,7 @@
 extension JSONValue: Codable {
     /// Decodes any JSON value; whole numbers that fit in `Int64` become
-    /// ``integer(_:)``, larger ones that fit in `UInt64`
-    /// ``unsignedInteger(_:)``, other numbers ``double(_:)``.
+    /// `integer(_:)`, larger ones that fit in `UInt64`
+    /// `unsignedInteger(_:)`, other numbers `double(_:)`.
     /// - Throws: `DecodingError.dataCorrupted` for a value that is no JSON.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -77,7 +77,7 @@ extension JSONValue {
     }
 
     /// Follows `path`.
-    /// - Throws: ``JSONKeyPath/Miss`` naming the first step that does not exist.
+    /// - Throws: `JSONKeyPath/Miss` naming the first step that does not exist.
     func value(at path: JSONKeyPath) throws(JSONKeyPath.Miss) -> JSONValue {
         var current = self
         for (offset, component) in path.components.enumerated() {

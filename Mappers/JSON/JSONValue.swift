@@ -1,9 +1,9 @@
 /// Any JSON value, typed: SwiftyJSON's role, as a Swift enum.
 ///
-/// Integers stay exact: `12345678901234567` is an ``integer(_:)``, and a
+/// Integers stay exact: `12345678901234567` is an `integer(_:)`, and a
 /// whole number above `Int64.max` up to `UInt64.max` (such as
-/// `18446744073709551615`) an ``unsignedInteger(_:)``, never rounded through
-/// `Double`; only larger ones become a ``double(_:)``. Numbers compare by value, so `.integer(1)` equals
+/// `18446744073709551615`) an `unsignedInteger(_:)`, never rounded through
+/// `Double`; only larger ones become a `double(_:)`. Numbers compare by value, so `.integer(1)` equals
 /// `.double(1)`.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ public enum JSONValue: Sendable {
     /// A number without fraction or exponent that fits in 64 bits, kept exact.
     case integer(Int64)
     /// A whole number above `Int64.max` that fits in `UInt64`, kept exact.
-    /// Decoders make this only for what ``integer(_:)`` cannot hold.
+    /// Decoders make this only for what `integer(_:)` cannot hold.
     case unsignedInteger(UInt64)
     /// Any other number.
     case double(Double)

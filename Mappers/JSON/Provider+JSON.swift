@@ -13,7 +13,7 @@ extension Provider {
     ///   - failsOnEmptyData: Whether an empty body is an error, or reads as `NSNull`.
     ///   - options: Per-call options for plugins.
     /// - Returns: `[String: Any]`, `[Any]`, `String`, `NSNumber` or `NSNull`.
-    /// - Throws: ``Courier/NetworkError``; a body that is not JSON is
+    /// - Throws: `Courier/NetworkError`; a body that is not JSON is
     ///   `.mappingFailed(response, JSONMappingFailure)`.
     public func requestJSON(
         _ target: Target,
@@ -36,7 +36,7 @@ extension Provider {
     ///   - failsOnEmptyData: Whether an empty body is an error, or reads as `null`.
     ///   - options: Per-call options for plugins.
     /// - Returns: The JSON value.
-    /// - Throws: ``Courier/NetworkError``; a body that is not JSON is
+    /// - Throws: `Courier/NetworkError`; a body that is not JSON is
     ///   `.mappingFailed(response, JSONMappingFailure)`.
     public func requestJSONValue(
         _ target: Target,

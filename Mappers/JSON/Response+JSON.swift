@@ -11,7 +11,7 @@ extension Response {
     /// - Parameter failsOnEmptyData: Whether an empty body is an error; when
     ///   `false` it reads as `NSNull()`.
     /// - Returns: The parsed JSON.
-    /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and a
+    /// - Throws: `NetworkError/mappingFailed(_:_:)` with this response and a
     ///   ``JSONMappingFailure``.
     public func mapJSON(failsOnEmptyData: Bool = true) throws(NetworkError) -> Any {
         try map(JSONMapper(failsOnEmptyData: failsOnEmptyData))

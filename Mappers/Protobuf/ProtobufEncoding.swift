@@ -10,7 +10,7 @@ import FoundationNetworking
 #endif
 
 /// Writes a protobuf message as the request body, with the `Content-Type`
-/// of its format. Use it through ``Courier/RequestTask/protobuf(_:format:)``.
+/// of its format. Use it through `Courier/RequestTask/protobuf(_:format:)`.
 ///
 /// Serializing happens when the request is built: a message that cannot be
 /// serialized (a proto2 message missing a required field) ends in

@@ -72,7 +72,7 @@ extension Provider {
     ///   - format: A format that overrides the `Content-Type`, or `nil`.
     ///   - options: Per-call options for plugins.
     /// - Returns: The message.
-    /// - Throws: ``Courier/NetworkError``; a body that does not decode is
+    /// - Throws: `Courier/NetworkError`; a body that does not decode is
     ///   `.mappingFailed(response, ProtobufMappingFailure)`.
     public func request<Output: Message>(
         _ target: Target,

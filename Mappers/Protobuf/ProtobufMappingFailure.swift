@@ -5,7 +5,7 @@
 /// Why a body could not be decoded as a protobuf message, in a sentence a
 /// person can act on.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public struct ProtobufMappingFailure: Error, Sendable, CustomStringConvertible {
     /// What kind of failure it is.
     public enum Kind: Sendable, Equatable {

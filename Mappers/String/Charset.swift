@@ -55,7 +55,7 @@ public enum Charset: String, Sendable, CaseIterable, CustomStringConvertible {
 
     /// The charset a byte-order mark at the start of `data` announces.
     /// - Parameter data: A body.
-    /// - Returns: ``utf8`` or ``utf16`` when `data` starts with their mark.
+    /// - Returns: `utf8` or `utf16` when `data` starts with their mark.
     public static func sniffingByteOrderMark(in data: Data) -> Charset? {
         let bytes = Array(data.prefix(3))
         if bytes == [0xEF, 0xBB, 0xBF] { return .utf8 }

@@ -14,7 +14,7 @@ extension Provider {
     ///   - keyPath: Where a string sits in a JSON body, or `nil` for the whole body.
     ///   - options: Per-call options for plugins.
     /// - Returns: The text.
-    /// - Throws: ``Courier/NetworkError``; a body that is not text in its
+    /// - Throws: `Courier/NetworkError`; a body that is not text in its
     ///   charset is `.mappingFailed(response, StringMappingFailure)`.
     public func requestString(
         _ target: Target,

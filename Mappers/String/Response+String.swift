@@ -13,7 +13,7 @@ extension Response {
     /// - Parameter keyPath: A dotted path into the body's JSON whose value is a
     ///   string; `nil` reads the whole body.
     /// - Returns: The text.
-    /// - Throws: ``NetworkError/mappingFailed(_:_:)`` with this response and a
+    /// - Throws: `NetworkError/mappingFailed(_:_:)` with this response and a
     ///   ``StringMappingFailure``.
     public func mapString(atKeyPath keyPath: String? = nil) throws(NetworkError) -> String {
         try map(StringMapper(atKeyPath: keyPath))

@@ -1,6 +1,6 @@
 /// Why a body could not be read as text, in a sentence a person can act on.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public enum StringMappingFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The `Content-Type` names a charset Courier does not read.
     case unsupportedCharset(String)

@@ -53,7 +53,7 @@ extension Provider {
     ///   - makeDecoder: Makes a configured `XMLDecoder` for the response.
     ///   - options: Per-call options for plugins.
     /// - Returns: The decoded value.
-    /// - Throws: ``Courier/NetworkError``; a body that does not decode is
+    /// - Throws: `Courier/NetworkError`; a body that does not decode is
     ///   `.mappingFailed(response, XMLMappingFailure)`.
     public func request<Output: Decodable>(
         _ target: Target,

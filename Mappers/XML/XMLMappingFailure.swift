@@ -5,7 +5,7 @@
 /// Why an XML body could not be decoded, in a sentence that says what was
 /// expected where.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public struct XMLMappingFailure: Error, Sendable, CustomStringConvertible {
     /// Where in the document it happened, as `catalog.book[1].price`.
     public let path: String

@@ -48,7 +48,7 @@ extension Provider {
     ///   - makeDecoder: Makes a configured `YAMLDecoder` for the response.
     ///   - options: Per-call options for plugins.
     /// - Returns: The decoded value.
-    /// - Throws: ``Courier/NetworkError``; a body that does not decode is
+    /// - Throws: `Courier/NetworkError`; a body that does not decode is
     ///   `.mappingFailed(response, YAMLMappingFailure)`.
     public func request<Output: Decodable>(
         _ target: Target,

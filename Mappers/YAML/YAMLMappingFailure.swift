@@ -5,7 +5,7 @@
 /// Why a YAML body could not be decoded, in a sentence that says what was
 /// expected where.
 ///
-/// Reaches callers inside ``Courier/NetworkError/mappingFailed(_:_:)``.
+/// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
 public struct YAMLMappingFailure: Error, Sendable, CustomStringConvertible {
     /// Where in the document it happened, as `services.web.ports[0]`.
     public let path: String

@@ -13,7 +13,7 @@ import NIOPosix
 #error("CourierAsyncHTTPClient needs the package trait \"AsyncHTTPClient\": add it to the traits of your Courier dependency.")
 #endif
 
-/// A ``Transport`` on AsyncHTTPClient: on Linux several times faster than
+/// A `Transport` on AsyncHTTPClient: on Linux several times faster than
 /// `URLSessionTransport`, and behaving the same, since redirects, time-outs,
 /// limits, downloads and error classification live in Courier's transfer
 /// stage, not here.
@@ -58,7 +58,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// closed port, an unknown host) fails at once instead of being retried
     /// until the connect time-out.
     ///
-    /// The owner must call ``shutdown()`` before releasing the transport;
+    /// The owner must call `shutdown()` before releasing the transport;
     /// AsyncHTTPClient requires every client it creates to be shut down.
     /// - Parameter configuration: Whether bodies arrive decoded.
     public init(configuration: Configuration = Configuration()) {

@@ -24,8 +24,8 @@ extension Provider {
     ///   - callbackQueue: Where the value and the completion are delivered;
     ///     `nil` uses the provider's `callbackQueue`, and when that is `nil` too,
     ///     wherever the request finished.
-    ///   - options: Per-call options for plugins (see ``RequestOptions``).
-    /// - Returns: A publisher of one ``Response``, failing with ``NetworkError``.
+    ///   - options: Per-call options for plugins (see `RequestOptions`).
+    /// - Returns: A publisher of one `Response`, failing with `NetworkError`.
     public func requestPublisher(
         _ target: Target,
         callbackQueue: DispatchQueue? = nil,
@@ -47,10 +47,10 @@ extension Provider {
     ///   - target: The endpoint to call.
     ///   - mapper: Turns the response into the output.
     ///   - callbackQueue: Where the value and the completion are delivered
-    ///     (as for ``requestPublisher(_:callbackQueue:options:)``).
-    ///   - options: Per-call options for plugins (see ``RequestOptions``).
-    /// - Returns: A publisher of one mapped value, failing with ``NetworkError``
-    ///   (a mapper's failure is ``NetworkError/mappingFailed(_:_:)``).
+    ///     (as for `requestPublisher(_:callbackQueue:options:)`).
+    ///   - options: Per-call options for plugins (see `RequestOptions`).
+    /// - Returns: A publisher of one mapped value, failing with `NetworkError`
+    ///   (a mapper's failure is `NetworkError/mappingFailed(_:_:)`).
     public func requestPublisher<Mapper: ResponseMapper>(
         _ target: Target,
         mapper: Mapper,
@@ -69,10 +69,10 @@ extension Provider {
     /// - Parameters:
     ///   - target: The endpoint to call.
     ///   - callbackQueue: Where events and the completion are delivered (as for
-    ///     ``requestPublisher(_:callbackQueue:options:)``).
-    ///   - options: Per-call options for plugins (see ``RequestOptions``).
+    ///     `requestPublisher(_:callbackQueue:options:)`).
+    ///   - options: Per-call options for plugins (see `RequestOptions`).
     /// - Returns: A publisher of ``ProgressResponse/progress(_:)`` events ending
-    ///   with one ``ProgressResponse/response(_:)``, failing with ``NetworkError``.
+    ///   with one ``ProgressResponse/response(_:)``, failing with `NetworkError`.
     public func requestWithProgressPublisher(
         _ target: Target,
         callbackQueue: DispatchQueue? = nil,

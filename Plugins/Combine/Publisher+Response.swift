@@ -15,7 +15,7 @@ import OpenCombine
 
 extension Publisher where Output == Response, Failure == NetworkError {
     /// Passes responses whose status is in `statusCodes`; any other ends the
-    /// stream with ``NetworkError/statusCode(_:)``.
+    /// stream with `NetworkError/statusCode(_:)`.
     public func filter<R: RangeExpression & Sendable>(statusCodes: R) -> AnyPublisher<Response, NetworkError> where R.Bound == Int {
         attempt { response throws(NetworkError) in try response.filter(statusCodes: statusCodes) }
     }
@@ -36,7 +36,7 @@ extension Publisher where Output == Response, Failure == NetworkError {
     }
 
     /// Maps each response with `mapper`; a mapper's failure ends the stream
-    /// with ``NetworkError/mappingFailed(_:_:)``.
+    /// with `NetworkError/mappingFailed(_:_:)`.
     public func map<Mapper: ResponseMapper>(_ mapper: Mapper) -> AnyPublisher<Mapper.Output, NetworkError> {
         attempt { response throws(NetworkError) in try response.map(mapper) }
     }

@@ -6,7 +6,7 @@ import Combine
 import OpenCombine
 #endif
 
-/// The subscription of a ``TaskPublisher``: starts the task on the first
+/// The subscription of a `TaskPublisher`: starts the task on the first
 /// demand, buffers values the subscriber has not asked for yet, and delivers
 /// them in order from one thread at a time.
 final class TaskSubscription<Output: Sendable>: Subscription, @unchecked Sendable {

@@ -36,7 +36,7 @@ struct BodyFormatter: Sendable {
         return cut(text, bodyBytes: body.count)
     }
 
-    /// `text` as it is, or its first ``limit`` characters and a note of the cut.
+    /// `text` as it is, or its first `limit` characters and a note of the cut.
     private func cut(_ text: String, bodyBytes: Int) -> String {
         guard text.count > limit else { return text }
         return "\(text.prefix(limit))… (cut at \(limit) characters; \(bodyBytes) bytes in all)"

@@ -3,10 +3,10 @@ import Foundation
 import Logging
 
 extension LoggingPlugin {
-    /// Where the plugin logs, at which levels, and what it hides.
     /// Turns a body into the text that is logged.
     public typealias BodyFormatting = @Sendable (_ body: Data) -> String
 
+    /// Where the plugin logs, at which levels, and what it hides.
     public struct Configuration: Sendable {
         /// The logger every line goes to.
         public var logger: Logger
@@ -18,7 +18,7 @@ extension LoggingPlugin {
         /// The level of the line for a request that failed without a response.
         public var failureLevel: Logger.Level
         /// Bodies longer than this many characters are cut, with a note of
-        /// how much was left out. At most ``maximumBodyLimit``.
+        /// how much was left out. At most `maximumBodyLimit`.
         public var bodyLimit: Int
         /// Whether JSON bodies are pretty-printed.
         public var prettyPrintsJSON: Bool
@@ -32,17 +32,17 @@ extension LoggingPlugin {
         public var redactedQueryParameters: Set<String>
         /// JSON keys (at any depth) and form fields whose values are shown as
         /// `<redacted>` in bodies and cURL lines, besides
-        /// ``redactedQueryParameters``. Case-insensitive.
+        /// `redactedQueryParameters`. Case-insensitive.
         public var redactedBodyFields: Set<String>
         /// Turns a request body into the text that is logged, in place of the
         /// built-in formatting (Moya's `requestData` formatter); `nil` uses the
         /// built-in one. Redacted JSON keys and query parameters are still
         /// hidden in what it returns, and the text is still cut at
-        /// ``bodyLimit``.
+        /// `bodyLimit`.
         public var requestBodyFormatter: BodyFormatting?
         /// Turns a response body into the text that is logged (Moya's
         /// `responseData` formatter), under the same rules as
-        /// ``requestBodyFormatter``.
+        /// `requestBodyFormatter`.
         public var responseBodyFormatter: BodyFormatting?
 
         /// The body fields hidden unless told otherwise: the usual names of
@@ -50,11 +50,11 @@ extension LoggingPlugin {
         public static let defaultRedactedBodyFields: Set<String> = URLRedactor.defaultSecretNames
 
         /// The query parameters hidden unless configured otherwise: the same
-        /// names as ``defaultRedactedBodyFields`` (an OAuth `code` or an
+        /// names as `defaultRedactedBodyFields` (an OAuth `code` or an
         /// `api_key` travels in URLs as often as in bodies).
         public static let defaultRedactedQueryParameters: Set<String> = defaultRedactedBodyFields
 
-        /// The largest ``bodyLimit``: more would overflow the byte count the
+        /// The largest `bodyLimit`: more would overflow the byte count the
         /// plugin decodes (a few bytes per character).
         public static let maximumBodyLimit = Int.max / 8
 
@@ -72,9 +72,9 @@ extension LoggingPlugin {
         ///     error descriptions and bodies.
         ///   - redactedBodyFields: JSON keys and form fields to hide in bodies.
         ///   - requestBodyFormatter: Formats request bodies in place of the
-        ///     built-in formatting; see ``requestBodyFormatter``.
+        ///     built-in formatting; see `requestBodyFormatter`.
         ///   - responseBodyFormatter: Formats response bodies; see
-        ///     ``responseBodyFormatter``.
+        ///     `responseBodyFormatter`.
         public init(
             logger: Logger = Logger(label: "courier"),
             summaryLevel: Logger.Level = .info,

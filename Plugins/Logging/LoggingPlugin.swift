@@ -18,16 +18,16 @@ import Logging
 /// logger.logLevel = .debug
 /// let logging = LoggingPlugin(.init(logger: logger, prettyPrintsJSON: true, logsCURL: true,
 ///                                   redactedQueryParameters: ["api_key"]))
-/// let provider = Provider<API>(plugins: [RetryPlugin(), logging])
+/// let provider = Provider<API>(plugins: [logging, RetryPlugin()])
 /// // --> GET https://api.example.com/users?api_key=<redacted>
 /// // <-- GET https://api.example.com/users?api_key=<redacted> 200 (5120 bytes, 84 ms)
 /// ```
 ///
 /// Every transmission logs its request line (with the attempt number on a
-/// replay), and the response line names the attempt that answered. The
-/// response line times the plugin's own `intercept`: list the
-/// plugin after `RetryPlugin` (and after any plugin that replays) to log and
-/// time each transmission, before it to time the whole call. Byte counts are
+/// replay), and the response line names the attempt that answered. Put the
+/// plugin first (the recommended order of the shipped plugins is in the
+/// documentation of `Plugin`): the response line then times the whole call,
+/// and each replay or retry still logs its own request line. Byte counts are
 /// of the body as received, never the `Content-Length` header; a body the
 /// transport left compressed is logged compressed.
 public struct LoggingPlugin: Plugin {

@@ -28,7 +28,7 @@ import FoundationNetworking
 /// `method` is the request's method (`_OTHER` for a method outside the
 /// standard ones), `host` the target's base URL's host, `status_class`
 /// `2xx`…`5xx` or `error` when no response came, `error_type` the
-/// ``NetworkError`` case (``NetworkError/caseName``). When the call names an
+/// `NetworkError` case (`NetworkError/caseName`). When the call names an
 /// operation (`RequestOptions.operationID`, set by CourierOpenAPI for every
 /// generated operation), every series also has an `operation` dimension.
 /// Retries, redirects, refreshes and cache hits are counted where the

@@ -9,9 +9,9 @@ import FoundationNetworking
 #endif
 
 /// The target of one call of a generated OpenAPI client: what
-/// ``CourierClientTransport`` hands to the ``Provider`` for each operation.
+/// ``CourierClientTransport`` hands to the `Provider` for each operation.
 ///
-/// Plugins see it as `context.target` (its ``operationID`` is also
+/// Plugins see it as `context.target` (its `operationID` is also
 /// `context.operationID`), so they can tell operations apart:
 ///
 /// ```swift
@@ -25,13 +25,13 @@ import FoundationNetworking
 /// ```
 ///
 /// The full URL (the server URL, the operation's path and its query) is the
-/// ``baseURL``; ``path`` is empty, so nothing is encoded twice.
+/// `baseURL`; `path` is empty, so nothing is encoded twice.
 public struct OpenAPIOperation: TargetType {
     /// The operation's ID in the OpenAPI document, such as `getGreeting`.
     public let operationID: String
     /// The request's full URL: server URL, path and query.
     public let baseURL: URL
-    /// Always empty: the path is part of ``baseURL``.
+    /// Always empty: the path is part of `baseURL`.
     public var path: String { "" }
     /// The operation's method.
     public let method: HTTPMethod

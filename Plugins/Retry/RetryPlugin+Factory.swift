@@ -5,7 +5,7 @@ extension Plugin where Self == RetryPlugin {
     /// A ``RetryPlugin``, for a plugins list that reads like a sentence:
     ///
     /// ```swift
-    /// let plugins: [any Plugin] = [.retry(), .gzip(), .logging()]
+    /// let plugins: [any Plugin] = [.logging(), .retry(), .gzip()]
     /// let provider = Provider<API>(plugins: plugins)
     /// ```
     /// - Parameter configuration: Attempts, back-off, budget and clock.

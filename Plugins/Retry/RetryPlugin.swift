@@ -10,17 +10,17 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let retry = RetryPlugin(.init(maximumAttempts: 4, timeBudget: 20))
-/// let provider = Provider<API>(plugins: [retry, LoggingPlugin()])
+/// let provider = Provider<API>(plugins: [LoggingPlugin(), retry])
 /// ```
 ///
 /// It retries only what is safe to send twice: idempotent methods, or any
 /// method of a ``RetryableTarget`` that says so (or a call that sets
-/// ``AllowsRetry``), and never a body that cannot be replayed (a stream). It
-/// honours `Retry-After`, stops at ``Configuration/maximumAttempts`` and
-/// ``Configuration/timeBudget`` (a `Retry-After` longer than
-/// ``Configuration/maximumDelay`` or the budget is not waited for: that
+/// `AllowsRetry`), and never a body that cannot be replayed (a stream). It
+/// honours `Retry-After`, stops at `Configuration/maximumAttempts` and
+/// `Configuration/timeBudget` (a `Retry-After` longer than
+/// `Configuration/maximumDelay` or the budget is not waited for: that
 /// response stands), and when the task is cancelled during a wait, or with a
-/// retryable response in hand, it ends at once with ``NetworkError/cancelled``.
+/// retryable response in hand, it ends at once with `NetworkError/cancelled`.
 ///
 /// When retries run out, the last result stands: the last response (which
 /// the target's validation may then reject) or the last error.
@@ -40,8 +40,8 @@ public struct RetryPlugin: Plugin {
     /// Sends the request, and again after a back-off while the result is
     /// transient and attempts, time budget and safety allow.
     /// - Returns: The last response, whatever its status.
-    /// - Throws: The last transmission's ``NetworkError``, or
-    ///   ``NetworkError/cancelled`` when the task is cancelled during a wait.
+    /// - Throws: The last transmission's `NetworkError`, or
+    ///   `NetworkError/cancelled` when the task is cancelled during a wait.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         let clock = configuration.clock
         let start = clock.now

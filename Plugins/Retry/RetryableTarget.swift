@@ -3,7 +3,7 @@ import Courier
 /// A target that says whether its requests may be sent again.
 ///
 /// ``RetryPlugin`` retries idempotent methods (GET, HEAD, PUT, DELETE,
-/// OPTIONS, TRACE) by itself. A POST or PATCH is retried only when its target
+/// OPTIONS, TRACE, QUERY) by itself. A POST or PATCH is retried only when its target
 /// says so, because sending it twice may do the thing twice:
 ///
 /// ```swift

@@ -25,12 +25,12 @@ import Tracing
 /// | `server.address`, `server.port` | the host and port the call went to |
 /// | `http.response.status_code` | the final status, when a response came |
 /// | `http.request.resend_count` | retries and redirects, when there were any |
-/// | `error.type` | the status code for 4xx and 5xx, else the ``NetworkError`` case (``NetworkError/caseName``) |
+/// | `error.type` | the status code for 4xx and 5xx, else the `NetworkError` case (`NetworkError/caseName`) |
 /// | `courier.operation_id` | the call's operation ID, when it has one |
 ///
 /// Its status is an error, with the `NetworkError`'s description as message,
 /// when the call failed or the status is 400 or more. Every event recorded on
-/// the call's ``RequestContext`` becomes a span event at the time it happened:
+/// the call's `RequestContext` becomes a span event at the time it happened:
 /// each redirect (`courier.redirect`, with its redacted `location`), each
 /// retry (`courier.retry`), a token refresh and a cache hit.
 ///

@@ -30,7 +30,7 @@ public enum AuthorizationType: Sendable, Hashable {
     }
 
     /// The token in an `Authorization` header value of this scheme (the
-    /// inverse of ``headerValue(for:)``), or `nil` for another scheme.
+    /// inverse of `headerValue(for:)`), or `nil` for another scheme.
     func token(inHeaderValue value: String) -> String? {
         let prefix = scheme.isEmpty ? "" : scheme + " "
         guard value.hasPrefix(prefix) else { return nil }

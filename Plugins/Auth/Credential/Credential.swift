@@ -17,9 +17,9 @@ public struct Credential: Codable, Sendable, Hashable {
     public var refreshToken: String?
     /// When the access token stops working; `nil` when the server did not say.
     public var expiresAt: Date?
-    /// When the access token was issued, when known: with ``expiresAt`` it
+    /// When the access token was issued, when known: with `expiresAt` it
     /// gives the token's lifetime, which caps the leeway in
-    /// ``isExpired(at:leeway:)``.
+    /// `isExpired(at:leeway:)`.
     public var issuedAt: Date?
 
     /// Creates a credential that expires at a given date.
@@ -53,7 +53,7 @@ public struct Credential: Codable, Sendable, Hashable {
     /// Whether the access token has expired at `date`, or will within `leeway`
     /// seconds. A credential without an expiry date never expires.
     ///
-    /// When the lifetime is known (``issuedAt`` is set), the leeway is at most
+    /// When the lifetime is known (`issuedAt` is set), the leeway is at most
     /// half of it: a token issued with `expires_in: 20` and a 30-second
     /// leeway is refreshed after 10 seconds, not at once.
     /// - Parameters:
@@ -80,7 +80,7 @@ extension Credential: CustomStringConvertible, CustomDebugStringConvertible, Cus
         return "Credential(accessToken: \(Self.redacted(accessToken)), refreshToken: \(Self.redacted(refreshToken)), expiresAt: \(expiry))"
     }
 
-    /// The same as ``description``: tokens never reach a log.
+    /// The same as `description`: tokens never reach a log.
     public var debugDescription: String { description }
 
     /// A mirror whose children show `<redacted>` instead of the tokens, so

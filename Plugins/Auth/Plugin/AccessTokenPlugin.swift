@@ -54,7 +54,7 @@ public struct AccessTokenPlugin: Plugin {
 /// The closure is asked for each request; `nil` sends none. The credentials
 /// go out with the first request (`Authorization: Basic …`) instead of after a
 /// challenge, which saves a round trip; a wrong password's 401 comes back as a
-/// response, and with validation as ``NetworkError/statusCode(_:)``, never as
+/// response, and with validation as `NetworkError/statusCode(_:)`, never as
 /// a sign-in failure. A redirect to another origin drops the header.
 public struct CredentialsPlugin: Plugin {
     /// Returns the credential for a target's request, or `nil` for none.

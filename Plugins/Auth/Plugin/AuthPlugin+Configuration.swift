@@ -17,11 +17,11 @@ extension AuthPlugin {
         /// whose lifetime is known, at most half that lifetime is used, so a
         /// token that lives less than the leeway is not expired at birth.
         public var leeway: TimeInterval
-        /// At most this many refreshes in ``refreshWindow`` seconds; one more
+        /// At most this many refreshes in `refreshWindow` seconds; one more
         /// fails with ``AuthPlugin/Failure/refreshLimitExceeded(refreshes:seconds:)``.
         /// Defaults to 5.
         public var maximumRefreshes: Int
-        /// The window for ``maximumRefreshes``, in seconds. Defaults to 30; a
+        /// The window for `maximumRefreshes`, in seconds. Defaults to 30; a
         /// window that is not a positive number is read as 30, and one longer
         /// than a billion seconds (infinity included) as a billion.
         public var refreshWindow: TimeInterval
@@ -50,7 +50,7 @@ extension AuthPlugin {
         ///     replay.
         ///   - leeway: Seconds before expiry from which the token is refreshed
         ///     before sending.
-        ///   - maximumRefreshes: How many refreshes ``refreshWindow`` allows.
+        ///   - maximumRefreshes: How many refreshes `refreshWindow` allows.
         ///   - refreshWindow: The window, in seconds.
         ///   - refreshTimeout: How long one refresh may take, in seconds.
         ///   - now: The wall clock, for expiry dates.

@@ -90,7 +90,7 @@ extension AuthPlugin {
         public var description: String { "the server refused the refresh: \(reason)" }
     }
 
-    /// A refresh that took longer than ``Configuration/refreshTimeout``; it
+    /// A refresh that took longer than `Configuration/refreshTimeout`; it
     /// reaches the waiting requests inside `NetworkError.timedOut`.
     public struct RefreshTimedOut: Error, Sendable, CustomStringConvertible {
         /// The time-out, in seconds.

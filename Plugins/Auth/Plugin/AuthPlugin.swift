@@ -20,7 +20,7 @@ import Foundation
 /// ```
 ///
 /// For each request whose target wants a token (see ``AccessTokenAuthorizable``
-/// and ``Configuration/defaultAuthorizationType``):
+/// and `Configuration/defaultAuthorizationType`):
 /// 1. In `prepare`, before any plugin's `intercept`, the request gets
 ///    `Authorization: <scheme> <token>`, but only when its URL has the
 ///    target's `baseURL` origin (scheme, host, port); a request sent elsewhere
@@ -28,29 +28,29 @@ import Foundation
 ///    keeps it. Because the token is there before the intercept chain, a
 ///    cache's key always sees whose request it is, whatever the order of the
 ///    plugins. If the stored token has expired (within
-///    ``Configuration/leeway``), it is refreshed first; without a stored
+///    `Configuration/leeway`), it is refreshed first; without a stored
 ///    credential, the ask-for-credentials handler provides one. A token the
 ///    server has just issued is used even if the device's clock says it has
 ///    expired: the server's 401 is the truth.
-/// 2. On a status in ``Configuration/refreshStatusCodes`` (401) to a request
+/// 2. On a status in `Configuration/refreshStatusCodes` (401) to a request
 ///    carrying a token this plugin added, the token is refreshed and the
 ///    request replayed once. A replay refused again fails with
-///    ``Failure/refusedAfterRefresh(statusCode:)``. A request whose body is a
+///    `Failure/refusedAfterRefresh(statusCode:)`. A request whose body is a
 ///    one-shot stream cannot be replayed: its 401 is returned as it is.
 /// 3. Only a refusal clears the store: a 4xx other than 408 and 429 from the
-///    refresh endpoint, or ``RefreshRefused`` thrown by the refresh closure.
+///    refresh endpoint, or `RefreshRefused` thrown by the refresh closure.
 ///    Then the ask-for-credentials handler runs; when that fails too, the
 ///    store is cleared and every waiting request fails with
 ///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`. Any other
 ///    failure (no connection, a time-out, a 5xx, 408, 429, a cancelled task, a
 ///    body that could not be mapped) keeps the credential, asks nobody, and
-///    fails the waiting requests with ``Failure/refreshFailed(_:)``.
+///    fails the waiting requests with `Failure/refreshFailed(_:)`.
 /// 4. One refresh runs per store, however many plugins and providers share
-///    it; it may take at most ``Configuration/refreshTimeout`` seconds. A
+///    it; it may take at most `Configuration/refreshTimeout` seconds. A
 ///    sign-out (the store cleared) during a refresh is never undone by the
 ///    refresh finishing.
-/// 5. At most ``Configuration/maximumRefreshes`` refreshes run in
-///    ``Configuration/refreshWindow`` seconds of a clock that only moves
+/// 5. At most `Configuration/maximumRefreshes` refreshes run in
+///    `Configuration/refreshWindow` seconds of a clock that only moves
 ///    forward, so a server that answers 401 forever cannot make the plugin
 ///    loop.
 ///

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// ``AuthPlugin`` reads the credential before each request and saves the one a
 /// refresh returns. The extension gives every store NetworkStack's token API:
-/// ``clear()``, ``update(token:refreshToken:expiresIn:now:)``,
-/// ``isExpired(leeway:now:)``, ``accessToken`` and ``refreshToken``.
+/// `clear()`, `update(token:refreshToken:expiresIn:now:)`,
+/// `isExpired(leeway:now:)`, `accessToken` and `refreshToken`.
 ///
 /// ```swift
 /// let store = FileCredentialStore(fileURL: supportDirectory.appendingPathComponent("credential.json"))

@@ -55,7 +55,7 @@ public final class FileCredentialStore: CredentialStoring {
     /// Writes `credential` to the file atomically with 0600 permissions.
     /// - Parameter credential: The credential to keep.
     /// - Throws: ``CredentialStoreError`` when it cannot be written; the file
-    ///   and ``credential`` then still hold the previous one.
+    ///   and `credential` then still hold the previous one.
     public func save(_ credential: Credential) throws {
         let data: Data
         do {

@@ -27,7 +27,7 @@ public protocol CacheableTarget: TargetType {
     /// locale, an API version sent elsewhere).
     var cacheKeyExtras: [String] { get }
     /// A key of the target's own, replacing the method, URL and body part of
-    /// the key (the `Vary` part and ``cacheKeyExtras`` still apply), or `nil`.
+    /// the key (the `Vary` part and `cacheKeyExtras` still apply), or `nil`.
     var cacheKey: String? { get }
     /// Whether responses to methods other than GET and HEAD are stored (keyed
     /// by the SHA-256 of the request body). Defaults to `false`.

@@ -60,7 +60,7 @@ extension CachePlugin {
     }
 
     /// How the cache honours HTTP caching (RFC 9111) when
-    /// ``Configuration/httpSemantics`` is set.
+    /// `Configuration/httpSemantics` is set.
     ///
     /// - `max-age` (or `Expires`) decides freshness; a response without either
     ///   is fresh for the configured lifetime.

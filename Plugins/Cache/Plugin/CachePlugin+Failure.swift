@@ -3,12 +3,12 @@ import Foundation
 
 extension CachePlugin {
     /// Why the cache could not answer. Reaches callers wrapped in
-    /// ``NetworkError/plugin(_:_:)``, with the plugin's name.
+    /// `NetworkError/plugin(_:_:)`, with the plugin's name.
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// The ``CacheStrategy/cache`` strategy (or a custom decision not to
         /// send) found nothing stored for this URL; nothing was sent.
         case notCached(URL?)
-        /// A multi-response call (``Provider/requestCacheAndServer(_:options:)``)
+        /// A multi-response call (`Provider/requestCacheAndServer(_:options:)`)
         /// was made on a provider without a ``CachePlugin``.
         case pluginMissing
         /// A disk store's directory could not be created or read.
@@ -35,7 +35,7 @@ extension CachePlugin {
             }
         }
 
-        /// Whether `error` is a ``notCached(_:)`` failure, however wrapped.
+        /// Whether `error` is a `notCached(_:)` failure, however wrapped.
         public static func isNotCached(_ error: any Error) -> Bool {
             let inner: any Error = (error as? NetworkError)?.underlyingError ?? error
             if case .notCached = inner as? Failure { return true }

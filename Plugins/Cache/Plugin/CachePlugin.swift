@@ -4,10 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A response cache for a ``Provider``: stores responses in a
+/// A response cache for a `Provider`: stores responses in a
 /// ``ResponseCaching`` store and answers from it according to a
 /// ``CacheStrategy`` per target or per call, optionally honouring HTTP
-/// caching headers (``Configuration/httpSemantics``).
+/// caching headers (`Configuration/httpSemantics`).
 ///
 /// On Linux, Foundation's `URLCache` never stores anything: this is the
 /// response cache there is.
@@ -30,10 +30,10 @@ import FoundationNetworking
 /// Downloads, file uploads and requests with streamed bodies pass through
 /// untouched. Only GET and HEAD are cached unless a target opts in with
 /// ``CacheableTarget/cachesRequestsWithBody``. An uncacheable request under
-/// ``CacheStrategy/cache`` fails with ``Failure/notCached(_:)`` and never
+/// ``CacheStrategy/cache`` fails with `Failure/notCached(_:)` and never
 /// reaches the network. `Set-Cookie` is never stored,
 /// and `Authorization` counts only as a hash in the key (see
-/// ``Configuration/identityHeaderFields``).
+/// `Configuration/identityHeaderFields`).
 public final class CachePlugin: Plugin {
     /// Where entries are kept.
     public let storage: any ResponseCaching
@@ -62,7 +62,7 @@ public final class CachePlugin: Plugin {
 
     /// Answers from the cache or sends the request, as the call's strategy
     /// says, and stores what the server answers.
-    /// - Throws: ``Failure/notCached(_:)`` when the strategy forbids the
+    /// - Throws: `Failure/notCached(_:)` when the strategy forbids the
     ///   network and nothing is cached; otherwise whatever `next` throws
     ///   (unless `stale-if-error` serves a stale entry instead).
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
@@ -170,7 +170,7 @@ public final class CachePlugin: Plugin {
         return entry
     }
 
-    /// Stores `entry` where ``lookup(_:request:)`` finds it: under the base
+    /// Stores `entry` where `lookup(_:request:)` finds it: under the base
     /// key (the latest variant, which also tells which fields vary), and
     /// under its variant key.
     func write(_ entry: CachedResponse, key: CacheKey) {

@@ -18,14 +18,14 @@ public enum CacheStrategy: Sendable, CustomStringConvertible {
     /// The cache when it has a usable entry, else the network.
     case cacheIfPossible
     /// The cached response first, then the server's: use
-    /// ``Provider/requestCacheAndServer(_:options:)``. A plain
+    /// `Provider/requestCacheAndServer(_:options:)`. A plain
     /// `provider.request` with this strategy answers from the network and
     /// updates the cache.
     case cacheAndServer
     /// Asks `decision` whether to send the request given the cached response,
     /// and whether to store the server's response. A plain `provider.request`
     /// returns the server's response when the request is sent, else the
-    /// cached one; ``Provider/responses(for:cachePolicy:options:)`` yields
+    /// cached one; `Provider/responses(for:cachePolicy:options:)` yields
     /// both.
     case custom(CacheDecision)
 

@@ -1,7 +1,7 @@
 import Courier
 import Foundation
 
-/// The per-call override of the cache strategy, in ``RequestOptions``.
+/// The per-call override of the cache strategy, in `RequestOptions`.
 ///
 /// ```swift
 /// var options = RequestOptions()

@@ -16,8 +16,8 @@ extension Provider {
     ///   - cachePolicy: Where the response comes from for this call.
     ///   - options: Other per-call options.
     /// - Returns: The response, from the cache or the server.
-    /// - Throws: ``NetworkError``; a miss under ``CacheStrategy/cache`` is
-    ///   ``NetworkError/plugin(_:_:)`` with ``CachePlugin/Failure/notCached(_:)``.
+    /// - Throws: `NetworkError`; a miss under ``CacheStrategy/cache`` is
+    ///   `NetworkError/plugin(_:_:)` with ``CachePlugin/Failure/notCached(_:)``.
     public func request(
         _ target: Target,
         cachePolicy: CacheStrategy,
@@ -36,8 +36,8 @@ extension Provider {
     ///   - cachePolicy: Where the response comes from for this call.
     ///   - options: Other per-call options.
     /// - Returns: The mapped value.
-    /// - Throws: ``NetworkError``; a mapper's failure is
-    ///   ``NetworkError/mappingFailed(_:_:)``.
+    /// - Throws: `NetworkError`; a mapper's failure is
+    ///   `NetworkError/mappingFailed(_:_:)`.
     public func request<Mapper: ResponseMapper>(
         _ target: Target,
         mapper: Mapper,

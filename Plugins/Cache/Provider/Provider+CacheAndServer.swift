@@ -15,7 +15,7 @@ extension Provider {
     ///   - target: The endpoint to call.
     ///   - options: Other per-call options.
     /// - Returns: A sequence of one or two responses; its errors are
-    ///   ``NetworkError``s. Cancelling the consuming task cancels the request.
+    ///   `NetworkError`s. Cancelling the consuming task cancels the request.
     public func requestCacheAndServer(
         _ target: Target,
         options: RequestOptions = RequestOptions()
@@ -33,7 +33,7 @@ extension Provider {
     ///   - target: The endpoint to call.
     ///   - cachePolicy: The strategy.
     ///   - options: Other per-call options.
-    /// - Returns: A sequence of responses; its errors are ``NetworkError``s.
+    /// - Returns: A sequence of responses; its errors are `NetworkError`s.
     public func responses(
         for target: Target,
         cachePolicy: CacheStrategy,
@@ -54,7 +54,7 @@ extension Provider {
         }
     }
 
-    /// The callback form of ``requestCacheAndServer(_:options:)``: `handler`
+    /// The callback form of `requestCacheAndServer(_:options:)`: `handler`
     /// runs once with the cached response (if there is one) and once with
     /// the server's response or the failure.
     /// - Parameters:
@@ -126,7 +126,7 @@ extension Provider {
     }
 }
 
-/// A ``Cancellable`` for the callback forms of the cache's calls.
+/// A `Cancellable` for the callback forms of the cache's calls.
 final class CacheTaskCancellable: Cancellable {
     private let task: Task<Void, Never>
 

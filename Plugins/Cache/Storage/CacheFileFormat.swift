@@ -16,7 +16,7 @@ import Foundation
 ///
 /// Any deviation (another magic, another version, a length that does not add
 /// up, a checksum that does not match, JSON that does not decode) makes
-/// ``decode(_:)`` return `nil`: a foreign, truncated or corrupt file is a miss.
+/// `decode(_:)` return `nil`: a foreign, truncated or corrupt file is a miss.
 enum CacheFileFormat {
     static let magic: [UInt8] = [0x89, 0x43, 0x52, 0x43, 0x41, 0x43, 0x48, 0x45]
     static let version: UInt16 = 1

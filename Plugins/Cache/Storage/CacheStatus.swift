@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Where a response came from, as far as the cache is concerned. Read it with
-/// ``Response/cacheStatus``.
+/// `Response/cacheStatus`.
 public enum CacheStatus: String, Sendable {
     /// Served from the cache without asking the server.
     case hit

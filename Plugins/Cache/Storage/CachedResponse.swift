@@ -106,8 +106,8 @@ extension CachedResponse {
                   storedAt: storedAt, expiresAt: expiresAt, varyValues: varyValues)
     }
 
-    /// The entry as a ``Response`` to `request`, marked with where it came
-    /// from (see ``Response/cacheStatus``).
+    /// The entry as a `Response` to `request`, marked with where it came
+    /// from (see `Response/cacheStatus`).
     func response(to request: URLRequest, status: CacheStatus, statusCode: Int? = nil) -> Response {
         var fields = headers
         fields[CacheStatus.headerField] = status.rawValue

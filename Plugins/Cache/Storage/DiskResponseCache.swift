@@ -26,7 +26,7 @@ import Darwin
 /// - Files use a versioned format with a checksum (see the source of
 ///   `CacheFileFormat`); a corrupt, truncated or foreign file is a miss and is
 ///   removed.
-/// - Past ``Configuration/sizeLimit``, the least recently used entries go.
+/// - Past `Configuration/sizeLimit`, the least recently used entries go.
 ///
 /// ```swift
 /// let directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-cache")
@@ -83,7 +83,7 @@ public final class DiskResponseCache: ResponseCaching {
     /// - Parameters:
     ///   - directory: Where the files go; give each cache its own directory.
     ///   - configuration: Limits and lifetime.
-    /// - Throws: ``NetworkError/plugin(_:_:)`` with
+    /// - Throws: `NetworkError/plugin(_:_:)` with
     ///   ``CachePlugin/Failure/directoryUnavailable(_:_:)`` when the directory
     ///   cannot be created or read.
     public init(directory: URL, configuration: Configuration = Configuration()) throws(NetworkError) {

@@ -2,8 +2,8 @@ import Courier
 import Foundation
 
 /// Keeps responses in memory, dropping the least recently used when there are
-/// more than ``Configuration/countLimit`` entries or more than
-/// ``Configuration/costLimit`` bytes. Thread-safe.
+/// more than `Configuration/countLimit` entries or more than
+/// `Configuration/costLimit` bytes. Thread-safe.
 ///
 /// ```swift
 /// let memory = MemoryResponseCache(configuration: .init(countLimit: 500, costLimit: 20 << 20))

@@ -33,7 +33,7 @@ public final class GzipCompressor {
     /// Compresses the next chunk.
     /// - Parameter chunk: The next bytes of the input.
     /// - Returns: Compressed bytes ready so far; often empty, as zlib buffers.
-    /// - Throws: ``Gzip/Error/alreadyFinished`` after ``finish()``.
+    /// - Throws: ``Gzip/Error/alreadyFinished`` after `finish()`.
     public func compress(_ chunk: Data) throws(Gzip.Error) -> Data {
         try run(chunk, flush: Z_NO_FLUSH)
     }

@@ -41,8 +41,8 @@ public final class GzipDecompressor {
     /// Decompresses the next chunk and returns its output.
     /// - Parameter chunk: The next compressed bytes.
     /// - Returns: The bytes decompressed so far from this chunk.
-    /// - Throws: ``Gzip/Error`` for corrupt input, output past ``limit``, or
-    ///   use after ``finish()``.
+    /// - Throws: ``Gzip/Error`` for corrupt input, output past `limit`, or
+    ///   use after `finish()`.
     public func decompress(_ chunk: Data) throws(Gzip.Error) -> Data {
         var output = Data()
         try decompress(chunk) { piece in output.append(piece) }
@@ -54,8 +54,8 @@ public final class GzipDecompressor {
     /// - Parameters:
     ///   - chunk: The next compressed bytes.
     ///   - output: Receives each piece of decompressed bytes, in order.
-    /// - Throws: ``Gzip/Error`` for corrupt input, output past ``limit``, or
-    ///   use after ``finish()``.
+    /// - Throws: ``Gzip/Error`` for corrupt input, output past `limit`, or
+    ///   use after `finish()`.
     public func decompress(_ chunk: Data, into output: (Data) -> Void) throws(Gzip.Error) {
         guard !isFinished else { throw .alreadyFinished }
         guard !chunk.isEmpty else { return }

@@ -52,7 +52,7 @@ extension GzipPlugin {
     }
 
     /// Why the plugin failed; it reaches callers wrapped in
-    /// ``NetworkError/plugin(_:_:)``.
+    /// `NetworkError/plugin(_:_:)`.
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// The request body could not be compressed.
         case compressionFailed(Gzip.Error)

@@ -5,7 +5,7 @@ extension Plugin where Self == GzipPlugin {
     /// A ``GzipPlugin``, for a plugins list that reads like a sentence:
     ///
     /// ```swift
-    /// let plugins: [any Plugin] = [.retry(), .gzip(), .logging()]
+    /// let plugins: [any Plugin] = [.logging(), .retry(), .gzip()]
     /// let provider = Provider<API>(plugins: plugins)
     /// ```
     /// - Parameter configuration: Which bodies to compress and how, and the decompression limit.

@@ -11,13 +11,13 @@ import FoundationNetworking
 /// let provider = Provider<UploadAPI>(plugins: [GzipPlugin()])
 /// ```
 ///
-/// - Requests: a body of at least ``Configuration/compressionThreshold`` bytes
+/// - Requests: a body of at least `Configuration/compressionThreshold` bytes
 ///   of a ``GzipRequestCompressible`` target (or of any call that sets
-///   ``CompressRequestBody``) is gzip-compressed and sent with
+///   `CompressRequestBody`) is gzip-compressed and sent with
 ///   `Content-Encoding: gzip`. Streamed and file bodies are sent as they are.
 /// - Responses: a body with `Content-Encoding: gzip`, `x-gzip` or `deflate`
 ///   (zlib or raw) is decompressed, at most
-///   ``Configuration/maximumDecompressedSize`` bytes, and the header removed.
+///   `Configuration/maximumDecompressedSize` bytes, and the header removed.
 ///   `URLSessionTransport` decodes bodies itself and removes the header, so
 ///   nothing is ever decoded twice.
 public struct GzipPlugin: Plugin {
@@ -34,7 +34,7 @@ public struct GzipPlugin: Plugin {
 
     /// Compresses the body when the call, the target or the configuration
     /// asks for it and the body is at least the threshold.
-    /// - Throws: ``Failure/compressionFailed(_:)`` if zlib fails; nothing is sent.
+    /// - Throws: `Failure/compressionFailed(_:)` if zlib fails; nothing is sent.
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         guard shouldCompress(context), let body = request.httpBody, body.count >= configuration.compressionThreshold,
               request.value(forHTTPHeaderField: "Content-Encoding") == nil
@@ -62,8 +62,8 @@ public struct GzipPlugin: Plugin {
 
     /// Decompresses a successful response whose `Content-Encoding` is gzip or
     /// deflate, and removes the header; other results pass unchanged.
-    /// - Returns: The decoded response, or a ``NetworkError/plugin(_:_:)``
-    ///   failure wrapping ``Failure/decompressionFailed(encoding:url:_:)``.
+    /// - Returns: The decoded response, or a `NetworkError/plugin(_:_:)`
+    ///   failure wrapping `Failure/decompressionFailed(encoding:url:_:)`.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
         guard configuration.decompressesResponses, case .success(let response) = result,
               let header = response.value(forHTTPHeaderField: "Content-Encoding"),

@@ -10,7 +10,7 @@ final class ZStream {
         case inflate
     }
 
-    /// What one call of ``run(_:flush:output:)`` left zlib in.
+    /// What one call of `run(_:flush:output:)` left zlib in.
     enum Outcome {
         /// Every input byte was consumed; more may follow.
         case needsInput

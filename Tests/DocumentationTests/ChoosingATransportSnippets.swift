@@ -1,0 +1,49 @@
+// The code of Core/Courier.docc/ChoosingATransport.md.
+
+import Courier
+import CourierAsyncHTTPClient
+import CourierTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite struct ChoosingATransportSnippets {
+    @Test func aURLSessionTransportWithItsOwnConfiguration() async throws {
+        try await withServer { server in
+            server.route("/status") { _ in .text("up") }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = 4
+            let transport = URLSessionTransport(sessionConfiguration: configuration)
+            let provider = Provider<API>(transport: transport)
+            let response = try await provider.request(API(baseURL: server.baseURL, path: "/status"))
+            #expect(response.bodyText == "up")
+        }
+    }
+
+    @Test func anAsyncHTTPClientTransportIsShutDownWhenDone() async throws {
+        try await withServer { server in
+            server.route("/status") { _ in .text("up") }
+            let baseURL = server.baseURL
+            let transport = AsyncHTTPClientTransport()          // owns its HTTPClient
+            let provider = Provider<API>(transport: transport)
+            do {
+                let response = try await provider.request(API(baseURL: baseURL, path: "/status"))
+                print(response.statusCode)
+            } catch {
+                print(error)
+            }
+            try await transport.shutdown()                      // when you are done
+            #expect(server.hits("/status") == 1)
+        }
+    }
+
+    @Test func aTransportThatDecodesBodiesItself() async throws {
+        let decoding = AsyncHTTPClientTransport(configuration: .init(decompressesResponses: true,
+                                                                     maximumDecompressedSize: 16 << 20))
+        #expect(decoding.configuration.decompressesResponses)
+        #expect(decoding.configuration.maximumDecompressedSize == 16 << 20)
+        try await decoding.shutdown()
+    }
+}
