@@ -4,8 +4,8 @@ import Foundation
 /// Somewhere a ``Credential`` is kept: memory, a file, the Keychain.
 ///
 /// ``AuthPlugin`` reads the credential before each request and saves the one a
-/// refresh returns. The extension gives every store NetworkStack's token API:
-/// `clear()`, `update(token:refreshToken:expiresIn:now:)`,
+/// refresh returns. An extension gives every store a token API for sign-in
+/// code and tests: `clear()`, `update(token:refreshToken:expiresIn:now:)`,
 /// `isExpired(leeway:now:)`, `accessToken` and `refreshToken`.
 ///
 /// ```swift
@@ -35,7 +35,7 @@ public protocol CredentialStoring: Sendable {
     func clear() throws
 }
 
-// MARK: - NetworkStack's token API
+// MARK: - The token API
 
 extension CredentialStoring {
     /// The current access token, or `nil`.

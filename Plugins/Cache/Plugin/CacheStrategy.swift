@@ -1,8 +1,8 @@
 import Courier
 import Foundation
 
-/// Where a request's response comes from: the five data-source strategies of
-/// SYMoyaNetwork. Chosen per target (``CacheableTarget/cacheStrategy``), by
+/// Where a request's response comes from: the server, the cache, the cache if
+/// it can, both in turn, or your own decision. Chosen per target (``CacheableTarget/cacheStrategy``), by
 /// default for the plugin (``CachePlugin/Configuration/defaultStrategy``),
 /// and overridable per call:
 ///
