@@ -100,7 +100,7 @@ public struct CourierClientTransport: ClientTransport {
         let target = OpenAPIOperation(operationID: operationID, url: url, method: HTTPMethod(rawValue: request.method.rawValue),
                                       task: task, headers: Self.headers(request.headerFields))
         let response = try await provider.request(target, options: RequestOptions(operationID: operationID))
-        return (Self.head(of: response), try Self.body(of: response, streamed: streamsResponse))
+        return (try Self.head(of: response), try Self.body(of: response, streamed: streamsResponse))
     }
 
     // MARK: - Request
@@ -188,7 +188,13 @@ public struct CourierClientTransport: ClientTransport {
 
     // MARK: - Response
 
-    static func head(of response: Response) -> HTTPResponse {
+    /// The status and header fields as swift-http-types has them.
+    /// - Throws: ``NetworkError/invalidResponse(_:)`` for a status outside
+    ///   0...999, which `HTTPResponse.Status` cannot hold.
+    static func head(of response: Response) throws(NetworkError) -> HTTPResponse {
+        guard (0...999).contains(response.statusCode) else {
+            throw .invalidResponse(OpenAPITransportFailure.unrepresentableStatus(response.statusCode))
+        }
         var fields = HTTPFields()
         for (name, value) in response.response?.allHeaderFields ?? [:] {
             guard let name = name as? String, let value = value as? String, let fieldName = HTTPField.Name(name) else { continue }
@@ -212,6 +218,9 @@ public enum OpenAPITransportFailure: Error, Sendable, CustomStringConvertible {
     /// A request body for an operation whose response is streamed to a file
     /// (a download carries no body).
     case bodyWithStreamedResponse
+    /// A status code of more than three digits, which the generated client's
+    /// response type cannot hold.
+    case unrepresentableStatus(Int)
 
     /// What went wrong, in a sentence.
     public var description: String {
@@ -220,6 +229,8 @@ public enum OpenAPITransportFailure: Error, Sendable, CustomStringConvertible {
             "The server URL and the path of \(operation) do not make a valid URL: check the server URL given to the client."
         case .bodyWithStreamedResponse:
             "An operation whose response is streamed to a file cannot send a body: remove it from streamedResponseOperations."
+        case .unrepresentableStatus(let code):
+            "The server answered with status \(code), which is not an HTTP status code (three digits at most)."
         }
     }
 }

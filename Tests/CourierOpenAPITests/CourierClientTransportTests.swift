@@ -129,6 +129,25 @@ import Testing
         }
     }
 
+    @Test func aStatusCodeTheClientCannotHoldIsAnInvalidResponseNotACrash() async throws {
+        // A stubbed operation: the endpoint closure gives every operation its
+        // sample response.
+        let provider = Provider<OpenAPIOperation>(endpointClosure: { operation in
+            Provider.defaultEndpointMapping(for: operation).replacing(sampleResponse: .networkResponse(1000, Data("{}".utf8)))
+        }, stubClosure: Provider.immediatelyStub)
+        do {
+            _ = try await Client(serverURL: try #require(URL(string: "http://127.0.0.1:9/api")),
+                                 transport: CourierClientTransport(provider: provider)).getStatus()
+            Issue.record("the call succeeded")
+        } catch let error as ClientError {
+            guard case .invalidResponse(let failure) = error.underlyingError as? NetworkError else {
+                Issue.record("underlying error: \(error.underlyingError)")
+                return
+            }
+            #expect("\(failure)".contains("1000"))
+        }
+    }
+
     @Test func aStreamedRequestBodyIsSpooledNotBufferedAndArrivesWhole() async throws {
         try await withServer { server in
             server.route("/api/uploads") { request in

@@ -16,8 +16,8 @@ struct Report: TargetType {
     var method: HTTPMethod { .get }
     var task: RequestTask { .requestPlain }
     var headers: [String: String]? { nil }
-    var timeout: TimeInterval? { 10 }               // nothing moves for 10 seconds: give up
-    var deadline: TimeInterval? { 30 }              // the whole transfer: at most 30 seconds
+    var timeout: TimeInterval? { 60 }               // nothing moves for a minute: give up
+    var deadline: TimeInterval? { 300 }             // the whole transfer: at most 5 minutes
     var maximumResponseSize: Int64? { 1 << 20 }     // at most 1 MiB kept in memory
 }
 
@@ -109,8 +109,8 @@ private func callError<Target: TargetType>(of target: Target, on provider: Provi
         try await withServer { server in
             server.route("/report") { _ in LoopbackResponse(body: .generated(count: 2 << 20, seed: 1)) }
             let report = Report(baseURL: server.baseURL)
-            #expect(report.timeout == 10)
-            #expect(report.deadline == 30)
+            #expect(report.timeout == 60)
+            #expect(report.deadline == 300)
             let error = try #require(await callError(of: report, on: Provider<Report>()))
             guard case .responseTooLarge(let failure) = error else {
                 Issue.record("expected responseTooLarge, got \(error)")
