@@ -101,7 +101,7 @@ import Testing
     }
 
     enum Damage: String, CaseIterable, Sendable {
-        case corrupt, truncated, foreign, empty
+        case corrupt, truncated, foreign, empty, olderVersion
 
         func apply(to file: Data) -> Data {
             switch self {
@@ -112,6 +112,12 @@ import Testing
             case .truncated: return file.prefix(file.count - 5)
             case .foreign: return Data(#"{"status":200,"body":"not ours"}"#.utf8)
             case .empty: return Data()
+            case .olderVersion:
+                // Version 1 kept its metadata as JSON: same magic, version 1.
+                var bytes = file
+                bytes[bytes.startIndex + 8] = 0
+                bytes[bytes.startIndex + 9] = 1
+                return bytes
             }
         }
     }

@@ -1,14 +1,16 @@
 import Courier
-/// Keys in order of last use, with a cost per key, so a store can find the
-/// least recently used entry and its total size in constant time.
+/// Keys in order of last use, with a cost and a value per key, so a store can
+/// find an entry, the least recently used one and the total size in
+/// constant time.
 ///
 /// A doubly linked list of slots in an array, found through one dictionary
-/// from key to slot: touching, inserting and removing a key hash it once, and
-/// relinking its neighbours is array indexing. That keeps a hit flat (and
-/// cheap) at 100,000 entries.
-struct LRUIndex<Key: Hashable> {
+/// from key to slot: a hit (``slot(of:)``, ``value(at:)``, ``touch(slot:)``)
+/// hashes its key once, and relinking neighbours is array indexing. That
+/// keeps a hit flat (and cheap) at 100,000 entries.
+struct LRUIndex<Key: Hashable, Value> {
     private struct Slot {
         var key: Key?
+        var value: Value?
         var cost = 0
         var newer = -1
         var older = -1
@@ -32,30 +34,37 @@ struct LRUIndex<Key: Hashable> {
 
     func contains(_ key: Key) -> Bool { slotOfKey[key] != nil }
 
-    /// Adds `key` (or updates its cost) as the most recently used.
-    mutating func insert(_ key: Key, cost: Int) {
+    /// The slot of `key`, or `nil` when it is not there.
+    func slot(of key: Key) -> Int? { slotOfKey[key] }
+
+    /// The value in a slot ``slot(of:)`` returned.
+    func value(at slot: Int) -> Value? { slots[slot].value }
+
+    /// Adds `key` with `value` (or updates both and its cost) as the most
+    /// recently used.
+    mutating func insert(_ key: Key, value: Value, cost: Int) {
         if let slot = slotOfKey[key] {
             totalCost += cost - slots[slot].cost
             slots[slot].cost = cost
+            slots[slot].value = value
             moveToNewest(slot)
             return
         }
         let slot: Int
         if let reused = freeSlots.popLast() {
             slot = reused
-            slots[slot] = Slot(key: key, cost: cost)
+            slots[slot] = Slot(key: key, value: value, cost: cost)
         } else {
             slot = slots.count
-            slots.append(Slot(key: key, cost: cost))
+            slots.append(Slot(key: key, value: value, cost: cost))
         }
         slotOfKey[key] = slot
         totalCost += cost
         linkAsNewest(slot)
     }
 
-    /// Marks `key` as the most recently used.
-    mutating func touch(_ key: Key) {
-        guard let slot = slotOfKey[key] else { return }
+    /// Marks the key in `slot` as the most recently used.
+    mutating func touch(slot: Int) {
         moveToNewest(slot)
     }
 

@@ -19,12 +19,18 @@ struct SHA256Digest {
 
     /// The lower-case hex digest of a string's UTF-8 bytes.
     static func hex(_ string: String) -> String {
-        hex(Data(string.utf8))
+        var digest = SHA256Digest()
+        digest.update(Array(string.utf8))
+        return digest.finalizeHex()
     }
 
     mutating func update(_ data: Data) {
-        length &+= UInt64(data.count)
-        pending.append(contentsOf: data)
+        update(Array(data))
+    }
+
+    mutating func update(_ bytes: [UInt8]) {
+        length &+= UInt64(bytes.count)
+        if pending.isEmpty { pending = bytes } else { pending.append(contentsOf: bytes) }
         let whole = pending.count / 64 * 64
         guard whole > 0 else { return }
         pending.withUnsafeBufferPointer { buffer in
@@ -53,17 +59,32 @@ struct SHA256Digest {
             }
         }
         pending = []
+        // 64 lower-case hex digits, written into one buffer: no string per
+        // word (a disk-cache hit hashes its key once).
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
-        return words.map { word in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 8 - hex.count) + hex
-        }.joined()
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            var index = 0
+            for word in words {
+                for shift in stride(from: 28, through: 0, by: -4) {
+                    buffer[index] = digits[Int((word >> UInt32(shift)) & 0xF)]
+                    index += 1
+                }
+            }
+            return index
+        }
     }
 
     // MARK: - Compression function
 
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            compress(block, schedule: schedule)
+        }
+    }
+
+    /// One 64-byte block, with `w` as the message schedule (on the stack).
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>, schedule w: UnsafeMutableBufferPointer<UInt32>) {
         for i in 0..<16 {
             w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
                 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])

@@ -73,11 +73,14 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// The directory holding the files.
     public let directory: URL
+    /// `directory`'s path with a trailing slash: a hit builds its file's path
+    /// from it without making a `URL`.
+    private let directoryPath: String
     /// The limits and lifetime.
     public let configuration: Configuration
     // Guards the index and serialises file operations of this instance; other
     // instances on the same directory stay safe through atomic renames.
-    private let index = Locked(LRUIndex<String>())
+    private let index = Locked(LRUIndex<String, Void>())
 
     /// Opens (and creates, if needed) a disk store in `directory`.
     /// - Parameters:
@@ -88,6 +91,7 @@ public final class DiskResponseCache: ResponseCaching {
     ///   cannot be created or read.
     public init(directory: URL, configuration: Configuration = Configuration()) throws(NetworkError) {
         self.directory = directory
+        self.directoryPath = directory.path.hasSuffix("/") ? directory.path : directory.path + "/"
         self.configuration = configuration
         let files: [URL]
         do {
@@ -111,7 +115,12 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// The file that holds (or would hold) the entry for `key`.
     public func fileURL(forKey key: String) -> URL {
-        directory.appendingPathComponent(SHA256Digest.hex(key)).appendingPathExtension(Self.fileExtension)
+        fileURL(digest: SHA256Digest.hex(key))
+    }
+
+    /// The file of the key whose digest is `digest`.
+    private func fileURL(digest: String) -> URL {
+        directory.appendingPathComponent(digest + "." + Self.fileExtension, isDirectory: false)
     }
 
     /// How many bytes the store's files hold, as far as this instance knows.
@@ -122,34 +131,36 @@ public final class DiskResponseCache: ResponseCaching {
     /// The entry for `key`, read from its file; a file that is expired, corrupt,
     /// truncated or foreign is removed and counts as a miss.
     public func entry(forKey key: String) -> CachedResponse? {
-        let url = fileURL(forKey: key)
-        let name = url.lastPathComponent
-        let now = configuration.clock()
+        let digest = SHA256Digest.hex(key)
+        let name = digest + "." + Self.fileExtension
+        let path = directoryPath + name
         return index.withLock { index in
             let data: Data
-            switch Self.readEntryFile(url, limit: configuration.sizeLimit) {
+            switch Self.readEntryFile(atPath: path, limit: configuration.sizeLimit) {
             case .missing:
                 index.remove(name)
                 return nil
             case .refused:
                 // A link, a pipe, another user's file: never read, never served.
-                unlink(url.path)
+                unlink(path)
                 index.remove(name)
                 return nil
             case .read(let contents):
                 data = contents
             }
-            guard var entry = CacheFileFormat.decode(data), !entry.isExpired(at: now), entry.key != key else {
+            // The clock only for entries that can expire.
+            guard var entry = CacheFileFormat.decode(data), entry.key != key,
+                  entry.expiresAt == nil || !entry.isExpired(at: configuration.clock()) else {
                 // Expired, corrupt, or written by an older version with the
                 // key in clear: removed.
-                try? FileManager.default.removeItem(at: url)
+                unlink(path)
                 index.remove(name)
                 return nil
             }
             // A different key with the same hash: not ours to serve or delete.
-            guard entry.key == Self.storedKey(key) else { return nil }
+            guard entry.key == Self.storedKey(digest: digest) else { return nil }
             entry.key = key
-            index.insert(name, cost: data.count)
+            index.insert(name, value: (), cost: data.count)
             return entry
         }
     }
@@ -176,7 +187,7 @@ public final class DiskResponseCache: ResponseCaching {
                 index.remove(name)
                 return
             }
-            index.insert(name, cost: data.count)
+            index.insert(name, value: (), cost: data.count)
             trim(&index)
         }
     }
@@ -235,7 +246,7 @@ public final class DiskResponseCache: ResponseCaching {
         return true
     }
 
-    private func trim(_ index: inout LRUIndex<String>) {
+    private func trim(_ index: inout LRUIndex<String, Void>) {
         while index.totalCost > configuration.sizeLimit, let victim = index.leastRecent {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(victim))
             index.remove(victim)
@@ -261,7 +272,7 @@ public final class DiskResponseCache: ResponseCaching {
         }
         index.withLock { index in
             for file in found.sorted(by: { $0.modified < $1.modified }) {
-                index.insert(file.name, cost: file.size)
+                index.insert(file.name, value: (), cost: file.size)
             }
             trim(&index)
         }
@@ -271,7 +282,12 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// What a file holds in place of its key.
     static func storedKey(_ key: String) -> String {
-        "sha256:" + SHA256Digest.hex(key)
+        storedKey(digest: SHA256Digest.hex(key))
+    }
+
+    /// What a file holds in place of the key whose digest is `digest`.
+    private static func storedKey(digest: String) -> String {
+        "sha256:" + digest
     }
 
     /// Why `directory` cannot be trusted, or `nil` when it can: it must be a
@@ -298,8 +314,8 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// Reads an entry file without following links or blocking: only a
     /// regular file of this user's, no larger than `limit`, is read.
-    static func readEntryFile(_ url: URL, limit: Int) -> EntryFile {
-        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    static func readEntryFile(atPath path: String, limit: Int) -> EntryFile {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .missing : .refused }
         defer { close(descriptor) }
         var info = stat()

@@ -42,12 +42,9 @@ public final class MemoryResponseCache: ResponseCaching {
         }
     }
 
-    private struct State {
-        var entries: [String: CachedResponse] = [:]
-        var order = LRUIndex<String>()
-    }
+    /// The entries in order of last use: one hash of the key per hit.
+    private typealias State = LRUIndex<String, CachedResponse>
 
-    /// The limits and lifetime.
     public let configuration: Configuration
     private let state = Locked(State())
 
@@ -58,29 +55,30 @@ public final class MemoryResponseCache: ResponseCaching {
     }
 
     /// How many entries are held.
-    public var count: Int { state.withLock { $0.entries.count } }
+    public var count: Int { state.withLock { $0.count } }
 
     /// How many bytes the entries hold (see ``CachedResponse/cost``).
-    public var totalCost: Int { state.withLock { $0.order.totalCost } }
+    public var totalCost: Int { state.withLock { $0.totalCost } }
 
     // MARK: - ResponseCaching
 
     /// The entry for `key`, unless it has expired; marks it as recently used.
     public func entry(forKey key: String) -> CachedResponse? {
-        let now = configuration.clock()
-        return state.withLock { state in
-            guard let entry = state.entries[key] else { return nil }
-            if entry.isExpired(at: now) {
-                state.entries[key] = nil
-                state.order.remove(key)
+        state.withLock { state in
+            guard let slot = state.slot(of: key), let entry = state.value(at: slot) else { return nil }
+            // The clock only for entries that can expire.
+            if entry.expiresAt != nil, entry.isExpired(at: configuration.clock()) {
+                state.remove(key)
                 return nil
             }
-            state.order.touch(key)
+            state.touch(slot: slot)
             return entry
         }
     }
 
-    /// Stores `entry`, then drops the least recently used entries beyond the limits.
+    /// Stores `entry` under `key` as the most recently used, then evicts the
+    /// least recently used entries beyond the count and cost limits. An entry
+    /// costlier than the whole cost limit is not stored.
     public func store(_ entry: CachedResponse, forKey key: String) {
         var entry = entry
         if entry.expiresAt == nil, let lifetime = configuration.defaultLifetime {
@@ -88,15 +86,12 @@ public final class MemoryResponseCache: ResponseCaching {
         }
         let cost = entry.cost
         state.withLock { state in
-            state.entries[key] = nil
-            state.order.remove(key)
+            state.remove(key)
             guard cost <= configuration.costLimit, configuration.countLimit > 0 else { return }
-            state.entries[key] = entry
-            state.order.insert(key, cost: cost)
-            while state.order.count > configuration.countLimit || state.order.totalCost > configuration.costLimit,
-                  let victim = state.order.leastRecent {
-                state.order.remove(victim)
-                state.entries[victim] = nil
+            state.insert(key, value: entry, cost: cost)
+            while state.count > configuration.countLimit || state.totalCost > configuration.costLimit,
+                  let victim = state.leastRecent {
+                state.remove(victim)
             }
         }
     }
@@ -104,16 +99,14 @@ public final class MemoryResponseCache: ResponseCaching {
     /// Removes the entry for `key`.
     public func removeEntry(forKey key: String) {
         state.withLock { state in
-            state.entries[key] = nil
-            state.order.remove(key)
+            state.remove(key)
         }
     }
 
     /// Removes every entry.
     public func removeAll() {
         state.withLock { state in
-            state.entries = [:]
-            state.order.removeAll()
+            state.removeAll()
         }
     }
 }
