@@ -13,14 +13,29 @@ struct Row: Codable, Sendable {
     /// higher is better.
     var ratio: Double
     var higherIsBetter: Bool
+    /// The noise floor: the bare side measured a second time, in the same
+    /// interleaved rounds, against itself (`bare again / bare`). A Courier
+    /// ratio no further from 1 than this is no measurable cost.
+    var noise: Double?
 
-    init(name: String, unit: String, courier: Double, bare: Double, higherIsBetter: Bool) {
+    init(name: String, unit: String, courier: Double, bare: Double, bareAgain: Double? = nil, higherIsBetter: Bool) {
         self.name = name
         self.unit = unit
         self.courier = courier
         self.bare = bare
         self.ratio = bare == 0 ? 0 : courier / bare
         self.higherIsBetter = higherIsBetter
+        self.noise = bareAgain.map { bare == 0 ? 0 : $0 / bare }
+    }
+
+    /// What the ratio says against the noise floor: within it, a cost
+    /// beyond it, or faster beyond it (blank without a floor). A floor under
+    /// 1% counts as 1%.
+    var verdict: String {
+        guard let noise else { return "" }
+        let floor = max(abs(noise - 1), 0.01)
+        guard abs(ratio - 1) > floor else { return "within noise" }
+        return overheadPercent > 0 ? "cost" : "faster"
     }
 
     /// How much worse Courier is, in percent (negative when it is better).
@@ -31,25 +46,61 @@ struct Row: Codable, Sendable {
 
 // MARK: - Interleaving
 
-/// Runs `rounds` rounds of each side, alternating which goes first (ABBA), so
-/// machine drift hits both alike, and returns each side's median.
+/// Runs `rounds` rounds of each side, rotating which goes first, so machine
+/// drift hits every side alike, and returns each side's median. The bare side
+/// runs twice per round (`bareAgain`, when given, measures that second run):
+/// the two bare medians give the pair's noise floor.
 func interleaved(
     rounds: Int,
     courier: () async throws -> Double,
-    bare: () async throws -> Double
-) async rethrows -> (courier: Double, bare: Double) {
-    var courierSamples: [Double] = []
-    var bareSamples: [Double] = []
+    bare: () async throws -> Double,
+    bareAgain: (() async throws -> Double)? = nil
+) async throws -> (courier: Double, bare: Double, bareAgain: Double) {
+    var samples: [[Double]] = [[], [], []]
     for round in 0..<rounds {
-        if round.isMultiple(of: 2) {
-            courierSamples.append(try await courier())
-            bareSamples.append(try await bare())
-        } else {
-            bareSamples.append(try await bare())
-            courierSamples.append(try await courier())
+        for side in sideOrder(round) {
+            switch side {
+            case 0: samples[0].append(try await courier())
+            case 1: samples[1].append(try await bare())
+            default:
+                if let bareAgain {
+                    samples[2].append(try await bareAgain())
+                } else {
+                    samples[2].append(try await bare())
+                }
+            }
         }
     }
-    return (median(courierSamples), median(bareSamples))
+    return (median(samples[0]), median(samples[1]), median(samples[2]))
+}
+
+/// The order of the three sides (0 Courier, 1 bare, 2 bare again) in a
+/// round: C B B', B' C B, B B' C, then the same orders backwards.
+func sideOrder(_ round: Int) -> [Int] {
+    let order = [0, 1, 2]
+    let rotated = Array(order[(round % 3)...] + order[..<(round % 3)])
+    return round / 3 % 2 == 1 ? rotated.reversed() : rotated
+}
+
+/// Seconds per run of each side, in the rounds and orders of `interleaved`:
+/// for work that does not suspend (a cache lookup, a zlib call).
+func interleavedSeconds(
+    rounds: Int,
+    courier: () throws -> Void,
+    bare: () throws -> Void
+) rethrows -> (courier: Double, bare: Double, bareAgain: Double) {
+    let clock = ContinuousClock()
+    func time(_ body: () throws -> Void) rethrows -> Double {
+        let elapsed = try clock.measure(body)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+    var samples: [[Double]] = [[], [], []]
+    for round in 0..<rounds {
+        for side in sideOrder(round) {
+            samples[side].append(side == 0 ? try time(courier) : try time(bare))
+        }
+    }
+    return (median(samples[0]), median(samples[1]), median(samples[2]))
 }
 
 /// Allocations per call, counted by the `CMallocCounter` interposer (every
@@ -118,16 +169,17 @@ func capture<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
 
 enum Report {
     static func table(_ rows: [Row]) -> String {
-        let header = ["name", "unit", "courier", "bare", "ratio"]
+        let header = ["name", "unit", "courier", "bare", "ratio", "bare/bare", "verdict"]
         let cells = rows.map { row in
-            [row.name, row.unit, format(row.courier), format(row.bare), String(format: "%.3f", row.ratio)]
+            [row.name, row.unit, format(row.courier), format(row.bare), String(format: "%.3f", row.ratio),
+             row.noise.map { String(format: "%.3f", $0) } ?? "", row.verdict]
         }
         let widths = header.indices.map { column in
             ([header] + cells).map { $0[column].count }.max() ?? 0
         }
         func line(_ values: [String]) -> String {
             values.enumerated().map { index, value in
-                index < 2 ? value.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index < 2 || index == 6 ? value.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - value.count) + value
             }.joined(separator: "  ")
         }

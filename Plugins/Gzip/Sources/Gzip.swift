@@ -109,9 +109,20 @@ public enum Gzip {
     ///   ends early, ``Gzip/Error/sizeLimitExceeded(limit:)`` past `limit`.
     public static func decompress(_ data: Data, format: Format? = nil, limit: Int = defaultLimit) throws(Gzip.Error) -> Data {
         let decompressor = GzipDecompressor(format: format, limit: limit)
-        let output = try decompressor.decompress(data)
+        let output = try decompressor.decompress(data, expectedSize: expectedSize(of: data, limit: limit))
         try decompressor.finish()
         return output
+    }
+
+    /// The size a single-member gzip stream says its output has (its last
+    /// four bytes, modulo 4 GiB), as a capacity to reserve: never more than
+    /// `limit`, nor than deflate's largest ratio (1,032 to 1) allows. Only a
+    /// hint: a wrong value costs a reallocation, never a wrong result.
+    private static func expectedSize(of data: Data, limit: Int) -> Int {
+        guard data.count >= 18, isGzipped(data) else { return 0 }
+        let end = data.endIndex
+        let size = (0..<4).reduce(0) { $0 | Int(data[end - 4 + $1]) << (8 * $1) }
+        return min(size, limit, data.count.multipliedReportingOverflow(by: 1032).partialValue)
     }
 
     /// Whether `data` starts with gzip's magic number.

@@ -52,7 +52,9 @@ public final class GzipCompressor {
         var output = Data()
         let result = chunk.withUnsafeBytes { input in
             Result { () throws(Gzip.Error) in
-                _ = try stream.run(input, flush: flush) { piece throws(Gzip.Error) in output.append(piece) }
+                _ = try stream.run(input, flush: flush) { piece throws(Gzip.Error) in
+                    output.append(piece.assumingMemoryBound(to: UInt8.self))
+                }
             }
         }
         try result.get()

@@ -44,8 +44,14 @@ public final class GzipDecompressor {
     /// - Throws: ``Gzip/Error`` for corrupt input, output past `limit`, or
     ///   use after `finish()`.
     public func decompress(_ chunk: Data) throws(Gzip.Error) -> Data {
-        var output = Data()
-        try decompress(chunk) { piece in output.append(piece) }
+        try decompress(chunk, expectedSize: 0)
+    }
+
+    /// ``decompress(_:)`` with room for `expectedSize` bytes reserved first.
+    func decompress(_ chunk: Data, expectedSize: Int) throws(Gzip.Error) -> Data {
+        var output = Data(capacity: max(0, expectedSize))
+        // Straight from zlib's buffer into the result: one copy per byte.
+        try decompressRaw(chunk) { piece in output.append(piece.assumingMemoryBound(to: UInt8.self)) }
         return output
     }
 
@@ -57,6 +63,12 @@ public final class GzipDecompressor {
     /// - Throws: ``Gzip/Error`` for corrupt input, output past `limit`, or
     ///   use after `finish()`.
     public func decompress(_ chunk: Data, into output: (Data) -> Void) throws(Gzip.Error) {
+        try decompressRaw(chunk) { piece in output(Data(piece)) }
+    }
+
+    /// Decompresses the next chunk, handing each piece over as bytes valid
+    /// only during the call.
+    private func decompressRaw(_ chunk: Data, into output: (UnsafeRawBufferPointer) -> Void) throws(Gzip.Error) {
         guard !isFinished else { throw .alreadyFinished }
         guard !chunk.isEmpty else { return }
         var input = chunk
@@ -86,7 +98,7 @@ public final class GzipDecompressor {
         stream = try ZStream.inflater(windowBits: format.windowBits)
     }
 
-    private func feed(_ input: Data, output: (Data) -> Void) throws(Gzip.Error) {
+    private func feed(_ input: Data, output: (UnsafeRawBufferPointer) -> Void) throws(Gzip.Error) {
         guard let stream else { return }
         let limit = limit
         var remaining = input

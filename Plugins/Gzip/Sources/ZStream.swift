@@ -77,10 +77,16 @@ final class ZStream {
 
     // MARK: - Running
 
-    /// Feeds `input` through zlib and hands every piece of output to `output`.
+    /// Feeds `input` through zlib and hands every piece of output to `output`,
+    /// as bytes in the stream's own buffer (valid only during the call: copy
+    /// what you keep, once).
     /// - Parameter flush: `Z_NO_FLUSH` while more input follows, `Z_FINISH`
     ///   for the last call of a deflater.
-    func run(_ input: UnsafeRawBufferPointer, flush: Int32, output: (Data) throws(Gzip.Error) -> Void) throws(Gzip.Error) -> Outcome {
+    func run(
+        _ input: UnsafeRawBufferPointer,
+        flush: Int32,
+        output: (UnsafeRawBufferPointer) throws(Gzip.Error) -> Void
+    ) throws(Gzip.Error) -> Outcome {
         var offset = 0
         repeat {
             let slice = min(input.count - offset, Self.maximumSlice)
@@ -99,7 +105,7 @@ final class ZStream {
         _ input: UnsafeMutablePointer<Bytef>?,
         count: Int,
         flush: Int32,
-        output: (Data) throws(Gzip.Error) -> Void
+        output: (UnsafeRawBufferPointer) throws(Gzip.Error) -> Void
     ) throws(Gzip.Error) -> Outcome {
         stream.pointee.next_in = input
         stream.pointee.avail_in = uInt(count)
@@ -113,7 +119,7 @@ final class ZStream {
             let status = direction == .deflate ? deflate(stream, flush) : inflate(stream, flush)
             let produced = Self.bufferSize - Int(stream.pointee.avail_out)
             if produced > 0 {
-                try output(Data(bytes: buffer, count: produced))
+                try output(UnsafeRawBufferPointer(start: buffer, count: produced))
             }
             switch status {
             case Z_STREAM_END:
