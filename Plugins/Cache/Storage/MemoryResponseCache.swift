@@ -45,6 +45,7 @@ public final class MemoryResponseCache: ResponseCaching {
     /// The entries in order of last use: one hash of the key per hit.
     private typealias State = LRUIndex<String, CachedResponse>
 
+    /// The limits and lifetime this store was created with.
     public let configuration: Configuration
     private let state = Locked(State())
 
