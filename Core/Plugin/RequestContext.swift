@@ -76,12 +76,6 @@ public struct RequestContext: Sendable {
         progress.withLock { $0.events.append(event) }
     }
 
-    /// Whether the request's body can be sent again: false when it is a
-    /// one-shot `httpBodyStream`. Retrying plugins check this.
-    public func isBodyReplayable(_ request: URLRequest) -> Bool {
-        request.httpBodyStream == nil
-    }
-
     /// Marks the call as uploading from a file, once its body is built.
     mutating func markFileUpload() {
         isFileUpload = true

@@ -125,7 +125,7 @@ public struct AuthPlugin: Plugin {
               let type = authorizationType(for: context.target),
               let token = request.value(forHTTPHeaderField: "Authorization").flatMap(type.token(inHeaderValue:)),
               coordinator.issuedToken(token),
-              !coordinator.isCurrentTaskRecovering, context.isBodyReplayable(request)
+              !coordinator.isCurrentTaskRecovering, request.isBodyReplayable
         else {
             return response
         }
