@@ -55,7 +55,13 @@ public enum NetworkError: Error, Sendable {
     /// The server's answer is not valid HTTP (a malformed status line, a
     /// header block too large to read).
     case invalidResponse(any Error)
-    /// Any other transport failure (a TLS error, a response that is not HTTP).
+    /// The HTTPS server's certificate was not trusted (expired, for another
+    /// host, from an unknown authority, self-signed, not matching a pin), or
+    /// the transport cannot honour the ``ServerTrust`` it was given. Nothing
+    /// was sent.
+    case serverTrustFailed(ServerTrustFailure)
+    /// Any other transport failure (a response that is not HTTP, an error of
+    /// a custom transport).
     case transport(any Error)
 }
 
@@ -85,6 +91,8 @@ extension NetworkError {
             failure
         case .downloadFailed(let failure):
             failure
+        case .serverTrustFailed(let failure):
+            failure
         case .cancelled, .statusCode:
             nil
         }
@@ -113,7 +121,7 @@ extension NetworkError {
         } else if error is CancellationError {
             self = .cancelled
         } else if let error = error as? URLError {
-            self = Self.classify(error)
+            self = Self.trustFailure(error).map(NetworkError.serverTrustFailed) ?? Self.classify(error)
         } else if let error = error as? POSIXError {
             self = Self.classify(error)
         } else {
@@ -140,6 +148,28 @@ extension NetworkError {
         default:
             .transport(error)
         }
+    }
+
+    /// A certificate failure in a `URLError`: Apple platforms say it with a
+    /// code, FoundationNetworking on Linux only with libcurl's sentence
+    /// ("SSL certificate problem: certificate has expired") under an unknown
+    /// code. Any other TLS failure (a protocol version, an alert) is not a
+    /// trust failure and is classified as usual.
+    private static func trustFailure(_ error: URLError) -> ServerTrustFailure? {
+        let reason: ServerTrustFailure.Reason?
+        switch error.code {
+        case .serverCertificateHasBadDate: reason = .expired
+        case .serverCertificateNotYetValid: reason = .notYetValid
+        case .serverCertificateHasUnknownRoot: reason = .untrustedRoot
+        case .serverCertificateUntrusted: reason = ServerTrustFailure.reason(inVerificationMessage: message(of: error)) ?? .untrustedRoot
+        case .secureConnectionFailed, .unknown: reason = ServerTrustFailure.reason(inVerificationMessage: message(of: error))
+        default: reason = nil
+        }
+        return reason.map { ServerTrustFailure(host: error.failingURL?.host ?? "", reason: $0) }
+    }
+
+    private static func message(of error: URLError) -> String {
+        (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? ""
     }
 
     private static func classify(_ error: POSIXError) -> NetworkError {
@@ -192,6 +222,8 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             "The response was stopped: \(failure)."
         case .downloadFailed(let failure):
             "The download could not be saved: \(failure)."
+        case .serverTrustFailed(let failure):
+            "The server was not trusted, so nothing was sent: \(failure)."
         case .invalidResponse(let error):
             "The server's answer is not valid HTTP (\(Self.detail(error))). The server or a proxy in between is misbehaving."
         case .transport(let error):
@@ -277,6 +309,7 @@ extension NetworkError: CustomNSError {
         case .downloadFailed: 13
         case .invalidResponse: 14
         case .transport: 15
+        case .serverTrustFailed: 16
         }
     }
 
@@ -299,6 +332,7 @@ extension NetworkError: CustomNSError {
         case .downloadFailed: "downloadFailed"
         case .invalidResponse: "invalidResponse"
         case .transport: "transport"
+        case .serverTrustFailed: "serverTrustFailed"
         }
     }
 

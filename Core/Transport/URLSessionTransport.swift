@@ -14,6 +14,13 @@ import FoundationNetworking
 ///
 /// On Linux, `CourierAsyncHTTPClient`'s transport is several times faster;
 /// this one needs no package.
+///
+/// HTTPS: the system's roots on every platform. A ``ServerTrust`` with extra
+/// roots or pins is honoured on Apple platforms through the session's
+/// server-trust challenge; on Linux, where FoundationNetworking offers no
+/// hook for custom trust, every HTTPS request it would apply to fails at once
+/// with ``NetworkError/serverTrustFailed(_:)``
+/// (``ServerTrustFailure/Reason/unsupportedSetting(_:)``), never ignoring it.
 public final class URLSessionTransport: Transport {
     /// A transport shared by every provider that does not name its own.
     public static let shared = URLSessionTransport()
@@ -23,13 +30,19 @@ public final class URLSessionTransport: Transport {
 
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// Which HTTPS servers this transport trusts.
+    public let serverTrust: ServerTrust
 
     /// Creates a transport with its own `URLSession`.
-    /// - Parameter sessionConfiguration: The session's configuration
-    ///   (connection limits, cookies, proxies). Time-outs come from the
-    ///   requests, which the transfer stage enforces.
-    public init(sessionConfiguration: URLSessionConfiguration = .default) {
-        let delegate = SessionDelegate()
+    /// - Parameters:
+    ///   - sessionConfiguration: The session's configuration (connection
+    ///     limits, cookies, proxies). Time-outs come from the requests, which
+    ///     the transfer stage enforces.
+    ///   - serverTrust: Which HTTPS servers are trusted (see the type's
+    ///     documentation for Linux).
+    public init(sessionConfiguration: URLSessionConfiguration = .default, serverTrust: ServerTrust = .system) {
+        let delegate = SessionDelegate(serverTrust: serverTrust)
+        self.serverTrust = serverTrust
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "Courier.URLSessionTransport"
@@ -42,6 +55,9 @@ public final class URLSessionTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        #if !canImport(Security)
+        try refuseCustomTrust(for: request.url)
+        #endif
         var urlRequest = request.urlRequest
         // URLSession on Linux truncates time-outs to whole seconds (0.3 s
         // times out at once) and traps on one it cannot count in milliseconds
@@ -75,6 +91,20 @@ public final class URLSessionTransport: Transport {
             throw NetworkError(transportError: error)
         }
     }
+
+    /// FoundationNetworking takes its roots from the system's bundle and
+    /// offers no hook to change them per session.
+    private func refuseCustomTrust(for url: URL) throws(NetworkError) {
+        guard url.scheme?.lowercased() == "https" else { return }
+        let host = url.host ?? ""
+        let setting = !serverTrust.additionalRootCertificates.isEmpty ? "extra root certificates"
+            : serverTrust.pins(for: host) != nil ? "certificate pins" : nil
+        guard let setting else { return }
+        throw .serverTrustFailed(ServerTrustFailure(host: host, reason: .unsupportedSetting(
+            "URLSessionTransport cannot use \(setting) on Linux: FoundationNetworking offers no hook for custom certificate "
+                + "trust. Use AsyncHTTPClientTransport (the CourierAsyncHTTPClient product), which honours extra roots and "
+                + "root-certificate pins")))
+    }
 }
 
 // MARK: - One exchange
@@ -92,6 +122,7 @@ private final class Exchange: @unchecked Sendable {
         var body = Data()
         var writer: ResponseBodyWriter?
         var challenged = false
+        var trustFailure: ServerTrustFailure?
     }
 
     let collects: Bool
@@ -147,16 +178,23 @@ private final class Exchange: @unchecked Sendable {
         state.withLock { $0.challenged = true }
     }
 
+    /// The server's certificate was refused by the session's server-trust
+    /// evaluation; the task ends cancelled, and this is why.
+    func refusedTrust(_ failure: ServerTrustFailure) {
+        state.withLock { $0.trustFailure = failure }
+    }
+
     func completed(_ task: URLSessionTask, error: (any Error)?) {
-        let (continuation, writer, head, body, challenged) = state.withLock { state in
+        let (continuation, writer, head, body, challenged, trustFailure) = state.withLock { state in
             defer {
                 state.continuation = nil
                 state.writer = nil
                 state.body = Data()
             }
-            return (state.continuation, state.writer, state.head ?? task.response as? HTTPURLResponse, state.body, state.challenged)
+            return (state.continuation, state.writer, state.head ?? task.response as? HTTPURLResponse, state.body, state.challenged,
+                    state.trustFailure)
         }
-        let failure = (challenged ? nil : error).map(Self.translated)
+        let failure = trustFailure.map { NetworkError.serverTrustFailed($0) } ?? (challenged ? nil : error).map(Self.translated)
         if let writer {
             if let failure { writer.fail(failure) } else { writer.finish() }
             return
@@ -214,6 +252,11 @@ private final class Exchange: @unchecked Sendable {
 
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let exchanges = Locked<[Int: Exchange]>([:])
+    let serverTrust: ServerTrust
+
+    init(serverTrust: ServerTrust) {
+        self.serverTrust = serverTrust
+    }
 
     func register(_ exchange: Exchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
@@ -270,9 +313,22 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        #if canImport(Darwin)
+        #if canImport(Security)
         if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
-            completionHandler(.performDefaultHandling, nil)
+            // Evaluated here even for the system's trust, so a refusal comes
+            // with its reason instead of one code for every kind.
+            let host = challenge.protectionSpace.host
+            guard let trust = challenge.protectionSpace.serverTrust else {
+                exchange(for: task)?.refusedTrust(ServerTrustFailure(host: host, reason: .handshakeFailed("no certificate to evaluate")))
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+            if let failure = ServerTrustEvaluation.failure(of: trust, host: host, configuration: serverTrust) {
+                exchange(for: task)?.refusedTrust(failure)
+                completionHandler(.cancelAuthenticationChallenge, nil)
+            } else {
+                completionHandler(.useCredential, URLCredential(trust: trust))
+            }
             return
         }
         #endif
