@@ -43,6 +43,7 @@ let nio: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio", condition: when("AsyncHTTPClient")),
     .product(name: "NIOPosix", package: "swift-nio", condition: when("AsyncHTTPClient")),
     .product(name: "NIOHTTP1", package: "swift-nio", condition: when("AsyncHTTPClient")),
+    .product(name: "NIOSSL", package: "swift-nio-ssl", condition: when("AsyncHTTPClient")),
 ]
 
 // MARK: - Products
@@ -110,6 +111,8 @@ var targets: [Target] = [
             .product(name: "AsyncHTTPClient", package: "async-http-client", condition: when("AsyncHTTPClient")),
             // The decompression limit type of `Configuration.decompressesResponses`.
             .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: when("AsyncHTTPClient")),
+            // The handshake event of the trust diagnosis.
+            .product(name: "NIOTLS", package: "swift-nio", condition: when("AsyncHTTPClient")),
         ] + nio,
         path: "Plugins/AsyncHTTPClient"
     ),
@@ -160,8 +163,12 @@ var targets: [Target] = [
     // per test, which takes seconds unoptimised.
     .target(
         name: "CourierLoopback",
-        dependencies: nio + ["CZlib"],
+        dependencies: nio + [
+            "CZlib",
+            .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: when("AsyncHTTPClient")),
+        ],
         path: "Tests/Loopback",
+        exclude: ["Certificates"],
         swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),
     .target(name: "CourierTestSupport", dependencies: ["Courier", "CourierLoopback"], path: "Tests/Support"),
@@ -291,6 +298,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // TLS and HTTP/2, which AsyncHTTPClient brings anyway: its transport's
+        // trust settings, and the loopback server's HTTPS.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),

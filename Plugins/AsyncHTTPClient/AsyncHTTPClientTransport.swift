@@ -8,6 +8,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 
 #if !AsyncHTTPClient
 #error("CourierAsyncHTTPClient needs the package trait \"AsyncHTTPClient\": add it to the traits of your Courier dependency.")
@@ -35,6 +36,7 @@ public final class AsyncHTTPClientTransport: Transport {
     public let configuration: Configuration
     private let client: HTTPClient
     private let ownsClient: Bool
+    private let tls: TLSPolicy
 
     /// Creates a transport on a client you own.
     ///
@@ -51,6 +53,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.configuration = configuration
         self.ownsClient = false
+        self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration)
     }
 
     /// Creates a transport with its own client on the shared singleton event
@@ -65,11 +68,13 @@ public final class AsyncHTTPClientTransport: Transport {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        clientConfiguration.tlsConfiguration = configuration.tlsConfiguration
         clientConfiguration.decompression = configuration.decompressesResponses
             ? .enabled(limit: .size(max(0, configuration.maximumDecompressedSize))) : .disabled
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
+        self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration)
     }
 
     /// Shuts down the client this transport created; does nothing for a client
@@ -83,13 +88,15 @@ public final class AsyncHTTPClientTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
         let outgoing: HTTPClient.Request
+        let tlsConfiguration = try tls.configuration(for: request.url)
         do {
             var headers = HTTPHeaders()
             for (name, value) in request.urlRequest.allHTTPHeaderFields ?? [:] {
                 headers.add(name: name, value: value)
             }
             outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
-                                              headers: headers, body: RequestBodies.make(for: request, on: client.eventLoopGroup))
+                                              headers: headers, body: RequestBodies.make(for: request, on: client.eventLoopGroup),
+                                              tlsConfiguration: tlsConfiguration)
         } catch {
             throw NetworkError(transportError: Self.foundationError(for: error))
         }
@@ -110,9 +117,37 @@ public final class AsyncHTTPClientTransport: Transport {
                 continue
             } catch let error as NIOHTTPDecompression.DecompressionError where error == .limit {
                 throw .responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(configuration.maximumDecompressedSize)))
+            } catch let error where Self.isCertificateFailure(error) {
+                throw await trustFailure(error, url: request.url, configuration: tlsConfiguration)
             } catch {
                 throw NetworkError(transportError: Self.foundationError(for: error))
             }
         }
+    }
+}
+
+// MARK: - Certificate failures
+
+extension AsyncHTTPClientTransport {
+    /// Whether `error` is a refused server certificate: BoringSSL's
+    /// verification failure or SwiftNIO SSL's host name check.
+    static func isCertificateFailure(_ error: any Error) -> Bool {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname { return true }
+        guard case NIOSSLError.handshakeFailed(let failure) = error else { return false }
+        return String(describing: failure).contains("CERTIFICATE_VERIFY_FAILED")
+    }
+
+    /// The failure a person can act on: the host name check says so itself;
+    /// for a verification failure, ``TrustDiagnosis`` asks the server once more.
+    private func trustFailure(_ error: any Error, url: URL, configuration: TLSConfiguration?) async -> NetworkError {
+        let host = url.host ?? ""
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return .serverTrustFailed(ServerTrustFailure(host: host, reason: .hostMismatch))
+        }
+        let port = url.port ?? 443
+        let reason = await TrustDiagnosis.reason(
+            host: host, port: port, configuration: configuration ?? tls.base ?? .makeClientConfiguration(),
+            pinned: configuration != nil && tls.trust.pins(for: host) != nil, on: client.eventLoopGroup)
+        return .serverTrustFailed(ServerTrustFailure(host: host, reason: reason))
     }
 }

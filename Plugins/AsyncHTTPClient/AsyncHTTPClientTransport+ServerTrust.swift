@@ -1,0 +1,70 @@
+import Courier
+import Foundation
+import NIOSSL
+
+extension AsyncHTTPClientTransport {
+    /// A `ServerTrust` as AsyncHTTPClient's TLS configurations, built on the
+    /// configuration's own TLS settings: extra roots beside the system's for
+    /// every host, and for a pinned host its pinned certificates as the only
+    /// roots.
+    ///
+    /// AsyncHTTPClient gives no hook to see a server's certificate during the
+    /// handshake, so a pin can only be a root the handshake must end in: a
+    /// public-key pin is refused at once, naming the transport that honours it.
+    struct TLSPolicy: Sendable {
+        let trust: ServerTrust
+        /// The configuration of hosts without pins; `nil` for the system's trust.
+        let base: TLSConfiguration?
+        /// The configuration of each pinned host, or why it cannot have one.
+        let pinned: [String: Result<TLSConfiguration, NetworkError>]
+        /// Why the extra roots cannot be used, when one is not a certificate.
+        let invalid: NetworkError?
+
+        init(_ trust: ServerTrust, base tls: TLSConfiguration?) {
+            self.trust = trust
+            var base = tls ?? TLSConfiguration.makeClientConfiguration()
+            var invalid: NetworkError?
+            do {
+                base.additionalTrustRoots = try trust.additionalRootCertificates.isEmpty
+                    ? [] : [.certificates(trust.additionalRootCertificates.map(Self.certificate))]
+            } catch {
+                invalid = error
+            }
+            self.base = trust.isSystemDefault ? tls : base
+            self.invalid = invalid
+            var pinned: [String: Result<TLSConfiguration, NetworkError>] = [:]
+            for (host, pins) in trust.pins {
+                pinned[host] = Result { () throws(NetworkError) -> TLSConfiguration in
+                    var configuration = base
+                    configuration.additionalTrustRoots = []
+                    configuration.trustRoots = .certificates(try pins.map { pin throws(NetworkError) in
+                        guard case .certificate(let der) = pin else {
+                            throw .serverTrustFailed(ServerTrustFailure(host: host, reason: .unsupportedSetting(
+                                "AsyncHTTPClientTransport cannot pin a public key: AsyncHTTPClient shows no certificate during "
+                                    + "the handshake. Pin the root certificate that issues \(host)'s certificates with "
+                                    + "CertificatePin.certificate, or use URLSessionTransport on Apple platforms")))
+                        }
+                        return try Self.certificate(der)
+                    })
+                    return configuration
+                }
+            }
+            self.pinned = pinned
+        }
+
+        /// The TLS configuration of a request to `url`: `nil` for the client's own.
+        func configuration(for url: URL) throws(NetworkError) -> TLSConfiguration? {
+            guard let base, url.scheme?.lowercased() == "https" else { return nil }
+            if let invalid { throw invalid }
+            return try pinned[ServerTrust.normalizedHost(url.host ?? "")]?.get() ?? base
+        }
+
+        private static func certificate(_ der: Data) throws(NetworkError) -> NIOSSLCertificate {
+            do {
+                return try NIOSSLCertificate(bytes: Array(der), format: .der)
+            } catch {
+                throw .serverTrustFailed(ServerTrustFailure(host: "", reason: .invalidCertificate))
+            }
+        }
+    }
+}
