@@ -15,6 +15,31 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// The transports that open real connections.
     static let networked: [TransportKind] = [.urlSession, .asyncHTTPClient]
 
+    /// Whether the system's CA bundle holds the test root: set by
+    /// `Tests/with-test-root-trusted`, which CI runs the HTTPS tests under.
+    static let systemTrustsTestRoot = ProcessInfo.processInfo.environment["COURIER_SYSTEM_TRUSTS_TEST_ROOT"] == "1"
+
+    /// The transports that accept a ``ServerTrust`` of their own (extra roots,
+    /// pins): FoundationNetworking on Linux has no hook for one.
+    #if canImport(Security)
+    static let acceptingCustomTrust: [TransportKind] = [.urlSession, .asyncHTTPClient]
+    #else
+    static let acceptingCustomTrust: [TransportKind] = [.asyncHTTPClient]
+    #endif
+
+    /// The transports that can trust the test root, and so talk HTTPS to the
+    /// loopback server: on Linux, `URLSessionTransport` only when the
+    /// system's bundle holds the root.
+    static let trustingTestRoot: [TransportKind] = systemTrustsTestRoot
+        ? [.urlSession, .asyncHTTPClient] : acceptingCustomTrust
+
+    /// The trust that makes this transport trust the test root: the root as
+    /// an extra one, or the system's where it holds the root and this
+    /// transport accepts no other.
+    var testRootTrust: ServerTrust {
+        Self.acceptingCustomTrust.contains(self) ? ServerTrust.system.trusting(rootCertificate: TestCertificates.rootDER) : .system
+    }
+
     var testDescription: String { rawValue }
 
     /// Runs `body` with a fresh transport of this kind, shutting down what it
@@ -23,13 +48,14 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     func withTransport<Result: Sendable>(
         server: LoopbackServer? = nil,
         decompressesResponses: Bool = false,
+        serverTrust: ServerTrust = .system,
         _ body: (any Transport) async throws -> Result
     ) async throws -> Result {
         switch self {
         case .urlSession:
             // Ephemeral: its own cookie jar, so no cookie another test's server
             // set for 127.0.0.1 rides along (cookies are not scoped by port).
-            return try await body(URLSessionTransport(sessionConfiguration: .ephemeral))
+            return try await body(URLSessionTransport(sessionConfiguration: .ephemeral, serverTrust: serverTrust))
         case .inMemory:
             guard let server else {
                 Issue.record("an in-memory transport answers from a loopback server; pass one")
@@ -37,7 +63,8 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             }
             return try await body(InMemoryTransport(server: server))
         case .asyncHTTPClient:
-            let transport = AsyncHTTPClientTransport(configuration: .init(decompressesResponses: decompressesResponses))
+            let transport = AsyncHTTPClientTransport(
+                configuration: .init(decompressesResponses: decompressesResponses, serverTrust: serverTrust))
             do {
                 let result = try await body(transport)
                 try await transport.shutdown()
@@ -51,12 +78,14 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     /// Runs `body` with a provider on a fresh transport of this kind and a loopback server.
     func withProvider<Result: Sendable>(
+        tls: LoopbackTLS? = nil,
+        serverTrust: ServerTrust = .system,
         transfer: TransferConfiguration = TransferConfiguration(),
         plugins: [any Plugin] = [],
         _ body: (Provider<TestTarget>, LoopbackServer) async throws -> Result
     ) async throws -> Result {
-        try await withServer { server in
-            try await withTransport(server: server) { transport in
+        try await withServer(tls: tls) { server in
+            try await withTransport(server: server, serverTrust: serverTrust) { transport in
                 try await body(Provider<TestTarget>(transport: transport, plugins: plugins, transfer: transfer), server)
             }
         }

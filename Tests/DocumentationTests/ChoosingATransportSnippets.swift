@@ -47,3 +47,22 @@ import Testing
         try await decoding.shutdown()
     }
 }
+
+@Suite struct HTTPSSnippets {
+    @Test func aPrivateRootAndAPinOnTheAsyncHTTPClientTransport() async throws {
+        let companyRootPEM = TestCertificates.rootPEM
+        let companyRootDER = TestCertificates.rootDER
+        let trust = try ServerTrust.system
+            .trusting(rootCertificatePEM: companyRootPEM)
+            .pinning("api.example.com", to: .certificate(companyRootDER))
+        let transport = AsyncHTTPClientTransport(configuration: .init(serverTrust: trust))
+        try await withServer(tls: LoopbackTLS()) { server in
+            server.route("/status") { _ in .text("up") }
+            let provider = Provider<API>(transport: transport)
+            let response = try await provider.request(API(baseURL: server.baseURL, path: "/status"))
+            #expect(response.bodyText == "up")
+        }
+        try await transport.shutdown()
+        #expect(trust.pins(for: "API.example.com") == [.certificate(companyRootDER)])
+    }
+}

@@ -6,10 +6,14 @@ import NIOHTTP1
 struct ConnectionHandler {
     let state: ServerState
 
-    func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
-        let id = state.open(connection.channel)
-        connection.channel.closeFuture.whenComplete { [state] _ in
-            state.closed(id)
+    /// Serves `connection` until it closes. An HTTP/2 stream passes the
+    /// number of the connection it belongs to.
+    func serve(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, connectionID: Int? = nil) async {
+        let id = connectionID ?? state.open(connection.channel)
+        if connectionID == nil {
+            connection.channel.closeFuture.whenComplete { [state] _ in
+                state.closed(id)
+            }
         }
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
@@ -33,6 +37,13 @@ struct ConnectionHandler {
                         try await Task.sleep(nanoseconds: UInt64(response.delay * 1_000_000_000))
                     }
                     try await write(response, for: requestHead, to: outbound)
+                    if requestHead.version.major >= 2 {
+                        // An HTTP/2 stream ends once both sides have ended it;
+                        // closing it sooner would cut off what flow control
+                        // still holds back.
+                        try? await connection.channel.closeFuture.get()
+                        return
+                    }
                     if !requestHead.isKeepAlive {
                         return
                     }
@@ -44,7 +55,7 @@ struct ConnectionHandler {
 
     private static func record(_ head: HTTPRequestHead, body: ByteBuffer, connectionID: Int) -> RecordedRequest {
         RecordedRequest(method: head.method.rawValue, uri: head.uri, headers: head.headers.map { (name: $0.name, value: $0.value) },
-                        body: Data(body.readableBytesView), connectionID: connectionID)
+                        body: Data(body.readableBytesView), connectionID: connectionID, httpMajorVersion: head.version.major)
     }
 
     // MARK: - Routing
@@ -114,7 +125,9 @@ struct ConnectionHandler {
             headers.remove(name: "Content-Length")
             headers.remove(name: "Transfer-Encoding")
         }
-        headers.replaceOrAdd(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
+        if request.version.major < 2 {
+            headers.replaceOrAdd(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
+        }
         let head = HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         try await outbound.write(.head(head))
         if !hasNoBody {

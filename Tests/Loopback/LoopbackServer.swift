@@ -1,11 +1,14 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 
 /// An HTTP/1.1 server on 127.0.0.1, on a port the OS chooses, running inside
 /// the process on SwiftNIO. The demo and the tests talk to it instead of the
-/// internet.
+/// internet. Started with a ``LoopbackTLS``, it speaks HTTPS with one of the
+/// test certificates, and HTTP/2 to clients that offer it.
 ///
 /// It records every request, counts hits per path, and can be awaited: a test
 /// waits for a request to arrive or a connection to close instead of sleeping.
@@ -23,28 +26,53 @@ import NIOPosix
 public final class LoopbackServer: Sendable {
     /// The port the server listens on.
     public let port: Int
-    private let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    /// The TLS it speaks, or `nil` for plain HTTP.
+    public let tls: LoopbackTLS?
+    private let channel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>
     private let serving: Task<Void, Never>
     private let state: ServerState
 
-    /// `http://127.0.0.1:{port}`.
+    /// One HTTP exchange channel: a connection, or a stream of an HTTP/2 one.
+    typealias Exchange = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    /// What a connection turned into: HTTP/1.1, or HTTP/2 with its streams.
+    typealias Negotiated = NIONegotiatedHTTPVersion<Exchange, (any Channel, NIOHTTP2Handler.AsyncStreamMultiplexer<Exchange>)>
+
+    /// `http://127.0.0.1:{port}`, or `https://` with TLS.
     public var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(port)")!  // A literal host and an integer port always form a URL.
+        URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)")!  // A literal host and an integer port always form a URL.
     }
 
     /// Starts a server and returns once it accepts connections.
-    public static func start() async throws -> LoopbackServer {
+    /// - Parameter tls: The certificate to serve HTTPS with, and whether to
+    ///   offer HTTP/2; `nil` (the default) for plain HTTP/1.1.
+    public static func start(tls: LoopbackTLS? = nil) async throws -> LoopbackServer {
         let state = ServerState()
+        let context = try tls.map { try NIOSSLContext(configuration: $0.serverConfiguration()) }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel
-                    )
+                guard let context else {
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        return channel.eventLoop.makeSucceededFuture(Negotiated.http1_1(try Exchange(wrappingChannelSynchronously: channel)))
+                    }
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                }.flatMap {
+                    channel.configureAsyncHTTPServerPipeline { http1 in
+                        // The helper has put the HTTP/1.1 codec in place.
+                        http1.eventLoop.makeCompletedFuture { try Exchange(wrappingChannelSynchronously: http1) }
+                    } http2ConnectionInitializer: { http2 in
+                        http2.eventLoop.makeSucceededFuture(http2)
+                    } http2StreamInitializer: { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            return try Exchange(wrappingChannelSynchronously: stream)
+                        }
+                    }
                 }
             }
         guard let port = channel.channel.localAddress?.port else {
@@ -53,24 +81,46 @@ public final class LoopbackServer: Sendable {
         let serving = Task {
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in inbound {
+                    for try await negotiation in inbound {
                         group.addTask {
-                            await ConnectionHandler(state: state).serve(connection)
+                            // A client that gives up during the handshake (a
+                            // refused certificate) leaves nothing to serve.
+                            guard let negotiated = try? await negotiation.get() else { return }
+                            await serve(negotiated, state: state)
                         }
                     }
                 }
             }
         }
-        return LoopbackServer(port: port, channel: channel, serving: serving, state: state)
+        return LoopbackServer(port: port, tls: tls, channel: channel, serving: serving, state: state)
+    }
+
+    private static func serve(_ negotiated: Negotiated, state: ServerState) async {
+        switch negotiated {
+        case .http1_1(let connection):
+            await ConnectionHandler(state: state).serve(connection)
+        case .http2((let connection, let streams)):
+            let id = state.open(connection)
+            connection.closeFuture.whenComplete { _ in state.closed(id) }
+            try? await withThrowingDiscardingTaskGroup { group in
+                for try await stream in streams.inbound {
+                    group.addTask {
+                        await ConnectionHandler(state: state).serve(stream, connectionID: id)
+                    }
+                }
+            }
+        }
     }
 
     private init(
         port: Int,
-        channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>,
+        tls: LoopbackTLS?,
+        channel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>,
         serving: Task<Void, Never>,
         state: ServerState
     ) {
         self.port = port
+        self.tls = tls
         self.channel = channel
         self.serving = serving
         self.state = state

@@ -14,10 +14,14 @@ public struct RecordedRequest: Sendable {
     public let headers: [(name: String, value: String)]
     /// The body, whole.
     public let body: Data
-    /// Which connection it came on (each TCP connection has its own number).
+    /// Which connection it came on (each TCP connection has its own number;
+    /// the streams of one HTTP/2 connection share it).
     public let connectionID: Int
+    /// The protocol it came in: `1` for HTTP/1.x, `2` for HTTP/2.
+    public let httpMajorVersion: Int
 
-    init(method: String, uri: String, headers: [(name: String, value: String)], body: Data, connectionID: Int) {
+    init(method: String, uri: String, headers: [(name: String, value: String)], body: Data, connectionID: Int,
+         httpMajorVersion: Int = 1) {
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = parts.first.map(String.init) ?? uri
         self.method = method
@@ -27,6 +31,7 @@ public struct RecordedRequest: Sendable {
         self.headers = headers
         self.body = body
         self.connectionID = connectionID
+        self.httpMajorVersion = httpMajorVersion
     }
 
     /// The first value of a header field, matched case-insensitively.

@@ -1,12 +1,13 @@
 @_exported import CourierLoopback
 import Foundation
 
-/// Starts a loopback server, runs `body` with it, and shuts it down, whatever
-/// `body` does.
+/// Starts a loopback server (HTTPS with `tls`), runs `body` with it, and
+/// shuts it down, whatever `body` does.
 public func withServer<Result: Sendable>(
+    tls: LoopbackTLS? = nil,
     _ body: (LoopbackServer) async throws -> Result
 ) async throws -> Result {
-    try await withStarted(LoopbackServer.start, shutdown: { await $0.shutdown() }, body)
+    try await withStarted({ try await LoopbackServer.start(tls: tls) }, shutdown: { await $0.shutdown() }, body)
 }
 
 /// Starts a misbehaving server, runs `body` with it, and shuts it down,
