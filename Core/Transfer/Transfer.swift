@@ -236,12 +236,20 @@ struct Transfer: Sendable {
     /// The `Content-Length` a body must reach, when the server announced one
     /// for a body that can have one and the client did not decode it.
     private static func announcedLength(_ head: TransportResponse, method: String?) -> Int64? {
-        guard !head.contentDecoded, method?.uppercased() != "HEAD",
+        guard !head.contentDecoded, !HeaderFields.equalIgnoringASCIICase(method ?? "", "HEAD"),
               head.statusCode >= 200, head.statusCode != 204, head.statusCode != 304,
-              let value = head.value(forHTTPHeaderField: "Content-Length"),
-              let length = Int64(value.trimmingCharacters(in: .whitespaces)), length >= 0
+              let value = head.value(forHTTPHeaderField: "Content-Length")
         else { return nil }
-        return length
+        return contentLength(value)
+    }
+
+    /// A `Content-Length` value: digits between optional spaces and tabs, read
+    /// without Foundation's character sets (this runs for every response).
+    static func contentLength(_ value: String) -> Int64? {
+        var digits = Substring(value).utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        while let last = digits.last, last == 0x20 || last == 0x09 { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
     }
 
     /// The header fields handed on: for a body the client decoded, without

@@ -59,14 +59,18 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody) -> TransportResponse {
+        // A repeated field joins the first one's value, whatever its case; the
+        // names are compared in place, not lowercased copies (every response
+        // passes here).
         var fields: [String: String] = [:]
-        var spellings: [String: String] = [:]
+        fields.reserveCapacity(head.headers.count)
+        var names: [String] = []
+        names.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
-            let lowercased = name.lowercased()
-            if let key = spellings[lowercased], let existing = fields[key] {
+            if let key = names.first(where: { HeaderFields.equalIgnoringASCIICase($0, name) }), let existing = fields[key] {
                 fields[key] = "\(existing), \(value)"
             } else {
-                spellings[lowercased] = name
+                names.append(name)
                 fields[name] = value
             }
         }

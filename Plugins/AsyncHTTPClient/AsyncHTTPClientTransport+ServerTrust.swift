@@ -19,6 +19,10 @@ extension AsyncHTTPClientTransport {
         let pinned: [String: Result<TLSConfiguration, NetworkError>]
         /// Why the extra roots cannot be used, when one is not a certificate.
         let invalid: NetworkError?
+        /// Whether the client was made with ``base``, so a request to a host
+        /// without pins needs no configuration of its own (a request's
+        /// configuration costs AsyncHTTPClient a pool lookup by its hash).
+        private(set) var clientHasBase = false
 
         init(_ trust: ServerTrust, base tls: TLSConfiguration?) {
             self.trust = trust
@@ -52,11 +56,19 @@ extension AsyncHTTPClientTransport {
             self.pinned = pinned
         }
 
+        /// The policy for a client made with its base configuration.
+        func forOwnedClient() -> TLSPolicy {
+            var policy = self
+            policy.clientHasBase = true
+            return policy
+        }
+
         /// The TLS configuration of a request to `url`: `nil` for the client's own.
         func configuration(for url: URL) throws(NetworkError) -> TLSConfiguration? {
             guard let base, url.scheme?.lowercased() == "https" else { return nil }
             if let invalid { throw invalid }
-            return try pinned[ServerTrust.normalizedHost(url.host ?? "")]?.get() ?? base
+            if let pinned = pinned[ServerTrust.normalizedHost(url.host ?? "")] { return try pinned.get() }
+            return clientHasBase ? nil : base
         }
 
         private static func certificate(_ der: Data) throws(NetworkError) -> NIOSSLCertificate {

@@ -68,13 +68,14 @@ public final class AsyncHTTPClientTransport: Transport {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        clientConfiguration.tlsConfiguration = configuration.tlsConfiguration
+        let tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration).forOwnedClient()
+        clientConfiguration.tlsConfiguration = tls.base
         clientConfiguration.decompression = configuration.decompressesResponses
             ? .enabled(limit: .size(max(0, configuration.maximumDecompressedSize))) : .disabled
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
-        self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration)
+        self.tls = tls
     }
 
     /// Shuts down the client this transport created; does nothing for a client
