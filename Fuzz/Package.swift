@@ -19,6 +19,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("Gzip", ["CourierGzip"]),
     ("ContentDisposition", []),
     ("ParameterEncoding", []),
+    ("TrustAndLength", []),
 ]
 
 let package = Package(
