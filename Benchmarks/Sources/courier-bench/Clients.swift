@@ -5,6 +5,7 @@ import CourierCodable
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -143,6 +144,64 @@ struct ClientSet: Sendable {
                 bare: Clients.bareAsyncHTTPClientData(httpClient, baseURL: baseURL)
             ),
         ]
+    }
+
+    func shutdown() async {
+        session.finishTasksAndInvalidate()
+        try? await httpClient.shutdown()
+    }
+}
+
+/// The clients of the HTTPS pairs, against a server whose certificate comes
+/// from the tests' private root: AsyncHTTPClient trusting that root, bare and
+/// under the transport (whose `ServerTrust` names the same root); and
+/// `URLSession`, bare and under the transport, where the system trusts the
+/// root. FoundationNetworking on Linux trusts the system's bundle alone, so
+/// there the URLSession pair runs only under `Tests/with-test-root-trusted`.
+struct SecureClientSet: Sendable {
+    let baseURL: URL
+    let httpClient: HTTPClient
+    let transport: AsyncHTTPClientTransport
+    let urlSessionTransport = URLSessionTransport()
+    let session = URLSession(configuration: .default)
+
+    /// Whether `URLSession` trusts the root: on Apple platforms never without
+    /// a `ServerTrust`; on Linux when the system's bundle holds it.
+    static var urlSessionTrustsRoot: Bool {
+        ProcessInfo.processInfo.environment["COURIER_SYSTEM_TRUSTS_TEST_ROOT"] == "1"
+    }
+
+    init(baseURL: URL) throws {
+        self.baseURL = baseURL
+        let root = try TestCertificateFiles.rootDER()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.certificates([try NIOSSLCertificate(bytes: Array(root), format: .der)])]
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        transport = AsyncHTTPClientTransport(
+            client: httpClient,
+            configuration: .init(serverTrust: ServerTrust.system.trusting(rootCertificate: root), tlsConfiguration: tls))
+    }
+
+    /// Item 2 over TLS: each transport against its bare client, connections kept alive.
+    var pairs: [ClientPair] {
+        var pairs = [
+            ClientPair(
+                name: "AsyncHTTPClientTransport vs AsyncHTTPClient, HTTPS",
+                courier: Clients.transportOnly(transport, baseURL: baseURL),
+                bare: Clients.bareAsyncHTTPClientData(httpClient, baseURL: baseURL)
+            ),
+        ]
+        if Self.urlSessionTrustsRoot {
+            pairs.append(ClientPair(
+                name: "URLSessionTransport vs URLSession, HTTPS",
+                courier: Clients.transportOnly(urlSessionTransport, baseURL: baseURL),
+                bare: Clients.bareURLSessionData(session, baseURL: baseURL)
+            ))
+        }
+        return pairs
     }
 
     func shutdown() async {

@@ -3,6 +3,8 @@ import Foundation
 /// Items 1 and 2: requests per second over loopback, sequential and concurrent.
 struct HTTPBenchmarks {
     let clients: ClientSet
+    /// The HTTPS pair's clients, against a second server that speaks TLS.
+    let secureClients: SecureClientSet?
     let quick: Bool
     /// Only pairs whose name contains this (`--pair`), or every pair.
     var pairFilter: String?
@@ -16,6 +18,13 @@ struct HTTPBenchmarks {
         }
         for pair in clients.transportPairs where selected(pair.name) {
             rows += try await measure(pair, label: pair.name, concurrencies: [1, 64])
+        }
+        for pair in secureClients?.pairs ?? [] where selected(pair.name) {
+            rows += try await measure(pair, label: pair.name, concurrencies: [1, 32])
+        }
+        if !SecureClientSet.urlSessionTrustsRoot, selected("URLSessionTransport vs URLSession, HTTPS") {
+            log("  URLSessionTransport vs URLSession, HTTPS: not measured (URLSession trusts the system's roots only; "
+                + "run under Tests/with-test-root-trusted, which adds the tests' root to them)")
         }
         return rows
     }

@@ -54,9 +54,14 @@ var rows: [Row] = []
 if wanted("http") {
     log("items 1-2: HTTP over loopback")
     let clients = ClientSet(baseURL: server.baseURL)
+    let secureServer = try await BenchServer.start(tls: true)
+    log("HTTPS server: the same, with TLS 1.3 and the tests' certificate, \(secureServer.baseURL.absoluteString)")
+    let secureClients = try SecureClientSet(baseURL: secureServer.baseURL)
     let pair = arguments.firstIndex(of: "--pair").flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
-    rows += try await HTTPBenchmarks(clients: clients, quick: quick, pairFilter: pair).run()
+    rows += try await HTTPBenchmarks(clients: clients, secureClients: secureClients, quick: quick, pairFilter: pair).run()
     await clients.shutdown()
+    await secureClients.shutdown()
+    await secureServer.shutdown()
 }
 if wanted("pipeline") {
     log("item 3: pipeline on a stub transport")
