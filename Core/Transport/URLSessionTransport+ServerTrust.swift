@@ -47,8 +47,7 @@ enum ServerTrustEvaluation {
         if code == errSecCertificateNotValidYet { return .notYetValid }
         if code == errSecHostNameMismatch { return .hostMismatch }
         if code == errSecNotTrusted { return isSelfSigned(chain) ? .selfSigned : .untrustedRoot }
-        let description: String = CFErrorCopyDescription(error) as String? ?? "the certificate was not trusted"
-        return .handshakeFailed(description)
+        return .handshakeFailed((error as any Error).localizedDescription)
     }
 
     /// A chain of one certificate whose issuer is its subject.
