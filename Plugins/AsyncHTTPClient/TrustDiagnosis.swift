@@ -16,8 +16,10 @@ import NIOTLS
 /// connections are closed and the reason is "the handshake failed"; requests
 /// that fail at once against the same server share one diagnosis.
 enum TrustDiagnosis {
-    /// The longest a diagnosis takes, connecting included.
-    static let timeLimit = TimeAmount.seconds(3)
+    /// The longest a diagnosis takes, connecting included: a handshake on
+    /// loopback takes milliseconds, one across the world a second, and one
+    /// under a thread sanitizer several.
+    static let timeLimit = TimeAmount.seconds(10)
 
     private struct Key: Hashable {
         let host: String

@@ -56,11 +56,16 @@ import Testing
             .trusting(rootCertificatePEM: companyRootPEM)
             .pinning("api.example.com", to: .certificate(companyRootDER))
         let transport = AsyncHTTPClientTransport(configuration: .init(serverTrust: trust))
-        try await withServer(tls: LoopbackTLS()) { server in
-            server.route("/status") { _ in .text("up") }
-            let provider = Provider<API>(transport: transport)
-            let response = try await provider.request(API(baseURL: server.baseURL, path: "/status"))
-            #expect(response.bodyText == "up")
+        do {
+            try await withServer(tls: LoopbackTLS()) { server in
+                server.route("/status") { _ in .text("up") }
+                let provider = Provider<API>(transport: transport)
+                let response = try await provider.request(API(baseURL: server.baseURL, path: "/status"))
+                #expect(response.bodyText == "up")
+            }
+        } catch {
+            try await transport.shutdown()
+            throw error
         }
         try await transport.shutdown()
         #expect(trust.pins(for: "API.example.com") == [.certificate(companyRootDER)])
