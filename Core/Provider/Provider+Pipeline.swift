@@ -23,9 +23,7 @@ extension Provider {
         defer { inputs.downloads?.discardUnplaced() }
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
                                      isDownload: inputs.downloadDestination != nil)
-        inputs.redirected = { [context] statusCode, location in
-            context.record(.init(.redirect, ["status": String(statusCode), "location": location.absoluteString]))
-        }
+        inputs.context = context
         let result: Result<Response, NetworkError>
         do throws(NetworkError) {
             // A call cancelled before it started still runs the plugins'

@@ -15,8 +15,9 @@ struct TransferInputs: Sendable {
     /// Every download file the call creates, so the ones never placed are
     /// removed; only downloads have one.
     var downloads: DownloadLedger?
-    /// Told of every redirect followed.
-    var redirected: (@Sendable (_ statusCode: Int, _ location: URL) -> Void)?
+    /// The call's context, which records every redirect followed (a context,
+    /// not a closure over it: a closure would cost every call an allocation).
+    var context: RequestContext?
 }
 
 /// The download files of one call, across replays and retries.
@@ -72,8 +73,8 @@ struct Transfer: Sendable {
             control.touch()
             do throws(NetworkError) {
                 if let next = try redirects.next(after: head, for: current) {
-                    if let redirected = inputs.redirected, let location = next.url {
-                        redirected(head.statusCode, location)
+                    if let context = inputs.context, let location = next.url {
+                        context.record(.init(.redirect, ["status": String(head.statusCode), "location": location.absoluteString]))
                     }
                     await discard(head.body, control: control)
                     current = next
