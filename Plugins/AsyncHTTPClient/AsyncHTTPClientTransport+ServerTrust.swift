@@ -66,7 +66,7 @@ extension AsyncHTTPClientTransport {
         /// The TLS configuration of a request to `url`: `nil` for the client's own.
         func configuration(for url: URL) throws(NetworkError) -> TLSConfiguration? {
             guard let base, url.scheme?.lowercased() == "https" else { return nil }
-            if let invalid { throw invalid }
+            if invalid != nil { throw .serverTrustFailed(ServerTrustFailure(host: url.host ?? "", reason: .invalidCertificate)) }
             if let pinned = pinned[ServerTrust.normalizedHost(url.host ?? "")] { return try pinned.get() }
             return clientHasBase ? nil : base
         }

@@ -108,6 +108,13 @@ import Testing
         }
     }
 
+    @Test func aRootThatIsNotACertificateFailsEveryHTTPSRequestBeforeConnecting() async throws {
+        let trust = ServerTrust.system.trusting(rootCertificate: Data("not a certificate".utf8))
+        let failure = try await trustFailure(.asyncHTTPClient, certificate: .valid, trust: trust)
+        #expect(failure?.reason == .invalidCertificate)
+        #expect(failure?.description.contains("not a DER or PEM certificate") == true)
+    }
+
     @Test func hostsAreNormalisedForPins() {
         #expect(ServerTrust.normalizedHost("API.Example.com.") == "api.example.com")
         #expect(ServerTrust.normalizedHost("[::1]") == "::1")
