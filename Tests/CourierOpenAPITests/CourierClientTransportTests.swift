@@ -49,19 +49,25 @@ import Testing
             Self.installGreetings(on: server)
             let recorder = OperationRecorder()
             let client = AsyncHTTPClientTransport()
-            let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
-            let provider = Provider<OpenAPIOperation>(transport: transport, plugins: [recorder])
-            let api = Self.client(server, provider)
+            // A client that is never shut down traps when released.
+            do {
+                let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
+                let provider = Provider<OpenAPIOperation>(transport: transport, plugins: [recorder])
+                let api = Self.client(server, provider)
 
-            let output = try await api.getGreeting(path: .init(name: "Ada Lovelace"), query: .init(language: "fr"))
-            #expect(try output.ok.body.json.message == "Bonjour, Ada Lovelace!")
-            let missing = try await api.getGreeting(path: .init(name: "nobody"))
-            #expect(try missing.notFound.body.json.reason == "no such person")
+                let output = try await api.getGreeting(path: .init(name: "Ada Lovelace"), query: .init(language: "fr"))
+                #expect(try output.ok.body.json.message == "Bonjour, Ada Lovelace!")
+                let missing = try await api.getGreeting(path: .init(name: "nobody"))
+                #expect(try missing.notFound.body.json.reason == "no such person")
 
-            let sent = try #require(server.requests(to: "/api/greetings/Ada Lovelace").first)
-            #expect(sent.uri == "/api/greetings/Ada%20Lovelace?language=fr")
-            #expect(sent.header("Accept") == "application/json")
-            #expect(recorder.seen.withLock { $0 } == ["getGreeting/getGreeting", "getGreeting/getGreeting"])
+                let sent = try #require(server.requests(to: "/api/greetings/Ada Lovelace").first)
+                #expect(sent.uri == "/api/greetings/Ada%20Lovelace?language=fr")
+                #expect(sent.header("Accept") == "application/json")
+                #expect(recorder.seen.withLock { $0 } == ["getGreeting/getGreeting", "getGreeting/getGreeting"])
+            } catch {
+                try await client.shutdown()
+                throw error
+            }
             try await client.shutdown()
         }
     }
