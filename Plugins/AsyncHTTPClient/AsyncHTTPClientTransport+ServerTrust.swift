@@ -17,25 +17,21 @@ extension AsyncHTTPClientTransport {
         let base: TLSConfiguration?
         /// The configuration of each pinned host, or why it cannot have one.
         let pinned: [String: Result<TLSConfiguration, NetworkError>]
-        /// Why the extra roots cannot be used, when one is not a certificate.
-        let invalid: NetworkError?
+        /// Whether an extra root is not a certificate: every HTTPS request then fails.
+        let hasInvalidRoot: Bool
         /// Whether the client was made with ``base``, so a request to a host
         /// without pins needs no configuration of its own (a request's
         /// configuration costs AsyncHTTPClient a pool lookup by its hash).
-        private(set) var clientHasBase = false
+        let clientHasBase: Bool
 
-        init(_ trust: ServerTrust, base tls: TLSConfiguration?) {
+        init(_ trust: ServerTrust, base tls: TLSConfiguration?, clientHasBase: Bool) {
             self.trust = trust
+            self.clientHasBase = clientHasBase
             var base = tls ?? TLSConfiguration.makeClientConfiguration()
-            var invalid: NetworkError?
-            do {
-                base.additionalTrustRoots = try trust.additionalRootCertificates.isEmpty
-                    ? [] : [.certificates(trust.additionalRootCertificates.map(Self.certificate))]
-            } catch {
-                invalid = error
-            }
+            let roots = trust.additionalRootCertificates.map { try? Self.certificate($0) }
+            hasInvalidRoot = roots.contains(nil)
+            base.additionalTrustRoots = roots.isEmpty || hasInvalidRoot ? [] : [.certificates(roots.compactMap { $0 })]
             self.base = trust.isSystemDefault ? tls : base
-            self.invalid = invalid
             var pinned: [String: Result<TLSConfiguration, NetworkError>] = [:]
             for (host, pins) in trust.pins {
                 pinned[host] = Result { () throws(NetworkError) -> TLSConfiguration in
@@ -56,17 +52,10 @@ extension AsyncHTTPClientTransport {
             self.pinned = pinned
         }
 
-        /// The policy for a client made with its base configuration.
-        func forOwnedClient() -> TLSPolicy {
-            var policy = self
-            policy.clientHasBase = true
-            return policy
-        }
-
         /// The TLS configuration of a request to `url`: `nil` for the client's own.
         func configuration(for url: URL) throws(NetworkError) -> TLSConfiguration? {
             guard let base, url.scheme?.lowercased() == "https" else { return nil }
-            if invalid != nil { throw .serverTrustFailed(ServerTrustFailure(host: url.host ?? "", reason: .invalidCertificate)) }
+            if hasInvalidRoot { throw .serverTrustFailed(ServerTrustFailure(host: url.host ?? "", reason: .invalidCertificate)) }
             if let pinned = pinned[ServerTrust.normalizedHost(url.host ?? "")] { return try pinned.get() }
             return clientHasBase ? nil : base
         }

@@ -53,7 +53,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.configuration = configuration
         self.ownsClient = false
-        self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration)
+        self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: false)
     }
 
     /// Creates a transport with its own client on the shared singleton event
@@ -68,7 +68,7 @@ public final class AsyncHTTPClientTransport: Transport {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        let tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration).forOwnedClient()
+        let tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: true)
         clientConfiguration.tlsConfiguration = tls.base
         clientConfiguration.decompression = configuration.decompressesResponses
             ? .enabled(limit: .size(max(0, configuration.maximumDecompressedSize))) : .disabled
@@ -118,9 +118,10 @@ public final class AsyncHTTPClientTransport: Transport {
                 continue
             } catch let error as NIOHTTPDecompression.DecompressionError where error == .limit {
                 throw .responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(configuration.maximumDecompressedSize)))
-            } catch let error where Self.isCertificateFailure(error) {
-                throw await trustFailure(error, url: request.url, configuration: tlsConfiguration)
             } catch {
+                if let refused = Self.refusedCertificate(error) {
+                    throw await trustFailure(refused, url: request.url, configuration: tlsConfiguration)
+                }
                 throw NetworkError(transportError: Self.foundationError(for: error))
             }
         }
@@ -130,19 +131,28 @@ public final class AsyncHTTPClientTransport: Transport {
 // MARK: - Certificate failures
 
 extension AsyncHTTPClientTransport {
-    /// Whether `error` is a refused server certificate: BoringSSL's
-    /// verification failure or SwiftNIO SSL's host name check.
-    static func isCertificateFailure(_ error: any Error) -> Bool {
-        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname { return true }
-        guard case NIOSSLError.handshakeFailed(let failure) = error else { return false }
-        return String(describing: failure).contains("CERTIFICATE_VERIFY_FAILED")
+    /// How a server certificate was refused, if `error` says it was.
+    enum RefusedCertificate {
+        /// SwiftNIO SSL's host name check: the reason is known.
+        case hostName
+        /// BoringSSL's `CERTIFICATE_VERIFY_FAILED`: the reason needs a diagnosis.
+        case verification
+    }
+
+    /// How `error` refused the server's certificate, or `nil` when it is
+    /// another failure.
+    static func refusedCertificate(_ error: any Error) -> RefusedCertificate? {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname { return .hostName }
+        guard case NIOSSLError.handshakeFailed(let failure) = error,
+              String(describing: failure).contains("CERTIFICATE_VERIFY_FAILED") else { return nil }
+        return .verification
     }
 
     /// The failure a person can act on: the host name check says so itself;
     /// for a verification failure, ``TrustDiagnosis`` asks the server once more.
-    private func trustFailure(_ error: any Error, url: URL, configuration: TLSConfiguration?) async -> NetworkError {
+    private func trustFailure(_ refused: RefusedCertificate, url: URL, configuration: TLSConfiguration?) async -> NetworkError {
         let host = url.host ?? ""
-        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+        if refused == .hostName {
             return .serverTrustFailed(ServerTrustFailure(host: host, reason: .hostMismatch))
         }
         let port = url.port ?? 443

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -181,6 +182,6 @@ enum TestCertificateFiles {
     /// The root, DER-encoded, for the clients.
     static func rootDER() throws -> Data {
         let pem = try String(contentsOf: folder.appendingPathComponent("root.pem"), encoding: .utf8)
-        return Data(base64Encoded: pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()) ?? Data()
+        return ServerTrust.derCertificates(inPEM: pem).first ?? Data()
     }
 }
