@@ -157,8 +157,9 @@ extension Response {
 }
 
 /// Status code and header fields whose `HTTPURLResponse` is made on first
-/// read; shared by the copies of one ``Response``.
-private final class DeferredHTTPResponse: Sendable {
+/// read; the copies of one ``Response`` share the one that is made. A struct
+/// around the lock, so a response costs one allocation for it, not two.
+private struct DeferredHTTPResponse: Sendable {
     let url: URL
     let statusCode: Int
     let fields: [String: String]

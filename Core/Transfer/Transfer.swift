@@ -46,7 +46,8 @@ struct Transfer: Sendable {
     /// returns the response: the body in memory, or a download in a temporary
     /// file next to its destination, waiting for ``Response/placingDownload()``.
     func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url?.host != nil else {
+        // The host still encoded: only whether there is one matters here.
+        guard let url = request.url, let scheme = url.scheme, Self.isHTTP(scheme), url.host(percentEncoded: true) != nil else {
             throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
         }
         let (first, temporaryBody) = try OutgoingRequest.make(request, uploadFile: inputs.uploadFile)
@@ -167,17 +168,13 @@ struct Transfer: Sendable {
         into sink: (Data) throws(NetworkError) -> Void
     ) async throws(NetworkError) -> Int64 {
         let announced = Self.announcedLength(head, method: request.urlRequest.httpMethod)
-        let report: (Int64) -> Void = { received in
-            let total = announced.flatMap { received <= $0 ? $0 : nil }
-            progress?(TransferProgress(direction: .download, completedBytes: received, totalBytes: total))
-        }
         let received: Int64
         switch head.body.storage {
         case .whole(let data):
             if let limit, Int64(data.count) > limit.bytes { throw .responseTooLarge(limit) }
             try sink(data)
             received = Int64(data.count)
-            if received > 0 { report(received) }
+            if received > 0 { Self.report(received, of: announced, to: progress) }
         case .stream(let stream):
             control.onAbort { stream.stop() }
             let result: Result<Int64, NetworkError> = await withTaskCancellationHandler {
@@ -191,7 +188,7 @@ struct Transfer: Sendable {
                             throw .responseTooLarge(limit)
                         }
                         try sink(chunk)
-                        report(received)
+                        Self.report(received, of: announced, to: progress)
                     }
                     return .success(received)
                 } catch {
@@ -215,6 +212,23 @@ struct Transfer: Sendable {
             throw .connectionLost(IncompleteBody(expected: announced, received: received))
         }
         return received
+    }
+
+    /// Whether `scheme` is http or https, in any case (the usual lower case
+    /// is checked without making a lowered copy).
+    static func isHTTP(_ scheme: String) -> Bool {
+        if scheme == "http" || scheme == "https" { return true }
+        let lowered = scheme.lowercased()
+        return lowered == "http" || lowered == "https"
+    }
+
+    /// Tells `progress` that `received` bytes of the body arrived, of
+    /// `announced` while the body keeps to it. (A function, not a closure made
+    /// for every transfer.)
+    private static func report(_ received: Int64, of announced: Int64?, to progress: ProgressHandler?) {
+        guard let progress else { return }
+        let total = announced.flatMap { received <= $0 ? $0 : nil }
+        progress(TransferProgress(direction: .download, completedBytes: received, totalBytes: total))
     }
 
     /// Reads and drops a redirect's body, up to 1 MiB; a longer one ends the
