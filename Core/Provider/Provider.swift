@@ -141,8 +141,12 @@ extension Provider {
     /// header fields, time-out and sample data (as a 200).
     @Sendable
     public static func defaultEndpointMapping(for target: Target) -> Endpoint {
-        Endpoint(
-            url: defaultURL(for: target).absoluteString,
+        // The URL itself goes along, so the request is built on it instead
+        // of parsing its string again.
+        let url = defaultURL(for: target).absoluteURL
+        return Endpoint(
+            url: url.absoluteString,
+            madeFrom: url,
             sampleResponseClosure: { .networkResponse(200, target.sampleData) },
             method: target.method,
             task: target.task,

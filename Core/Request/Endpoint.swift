@@ -38,6 +38,9 @@ public struct Endpoint: Sendable {
     public let deadline: TimeInterval?
     /// The largest response body in bytes, or `nil` for the provider's limits.
     public let maximumResponseSize: Int64?
+    /// `url` as the `URL` it was made from, when it was made from one: the
+    /// request is then built on it instead of parsing the string again.
+    private let madeFrom: URL?
 
     /// Creates an endpoint; an endpoint closure usually starts from
     /// `Provider.defaultEndpointMapping(for:)` and changes it instead.
@@ -62,7 +65,26 @@ public struct Endpoint: Sendable {
         deadline: TimeInterval? = nil,
         maximumResponseSize: Int64? = nil
     ) {
+        self.init(url: url, madeFrom: nil, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+                  httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+                  maximumResponseSize: maximumResponseSize)
+    }
+
+    /// An endpoint whose `url` string is `madeFrom`'s absolute string, or
+    /// parsed when the request is built when `madeFrom` is `nil`.
+    init(
+        url: String,
+        madeFrom: URL?,
+        sampleResponseClosure: @escaping SampleResponseClosure,
+        method: HTTPMethod,
+        task: RequestTask,
+        httpHeaderFields: [String: String]?,
+        timeout: TimeInterval?,
+        deadline: TimeInterval?,
+        maximumResponseSize: Int64?
+    ) {
         self.url = url
+        self.madeFrom = madeFrom
         self.sampleResponseClosure = sampleResponseClosure
         self.method = method
         self.task = task
@@ -82,28 +104,29 @@ public struct Endpoint: Sendable {
             }
             fields[name] = value
         }
-        return Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-                        httpHeaderFields: fields, timeout: timeout, deadline: deadline, maximumResponseSize: maximumResponseSize)
+        return Endpoint(url: url, madeFrom: madeFrom, sampleResponseClosure: sampleResponseClosure, method: method,
+                        task: task, httpHeaderFields: fields, timeout: timeout, deadline: deadline,
+                        maximumResponseSize: maximumResponseSize)
     }
 
     /// Returns a copy with another task.
     public func replacing(task: RequestTask) -> Endpoint {
-        Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-                 httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+        Endpoint(url: url, madeFrom: madeFrom, sampleResponseClosure: sampleResponseClosure, method: method,
+                 task: task, httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
                  maximumResponseSize: maximumResponseSize)
     }
 
     /// Returns a copy with `timeout` as its idle time-out.
     public func replacing(timeout: TimeInterval?) -> Endpoint {
-        Endpoint(url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-                 httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+        Endpoint(url: url, madeFrom: madeFrom, sampleResponseClosure: sampleResponseClosure, method: method,
+                 task: task, httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
                  maximumResponseSize: maximumResponseSize)
     }
 
     /// Returns a copy whose stub answers `sampleResponse`.
     public func replacing(sampleResponse: EndpointSampleResponse) -> Endpoint {
-        Endpoint(url: url, sampleResponseClosure: { sampleResponse }, method: method, task: task,
-                 httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
+        Endpoint(url: url, madeFrom: madeFrom, sampleResponseClosure: { sampleResponse }, method: method,
+                 task: task, httpHeaderFields: httpHeaderFields, timeout: timeout, deadline: deadline,
                  maximumResponseSize: maximumResponseSize)
     }
 
@@ -115,8 +138,8 @@ public struct Endpoint: Sendable {
     /// - Throws: ``NetworkError/requestBuildFailed(_:)`` when the URL is not
     ///   valid, the parameters cannot be encoded or an `Encodable` throws.
     public func urlRequest() throws(NetworkError) -> URLRequest {
-        guard let url = URL(string: url), let scheme = url.scheme, !scheme.isEmpty,
-              let host = url.host, !host.isEmpty
+        guard let url = madeFrom ?? URL(string: url), let scheme = url.scheme, !scheme.isEmpty,
+              let host = url.host(percentEncoded: true), !host.isEmpty
         else {
             throw .requestBuildFailed(RequestBuildFailure.invalidURL(self.url))
         }

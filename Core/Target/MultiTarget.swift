@@ -46,6 +46,9 @@ extension TargetType {
     /// The target itself, or the one a ``MultiTarget`` wraps (unwrapped all the
     /// way down).
     var unwrapped: any TargetType {
+        // A type check first: for any other target type this costs no
+        // dynamic cast on every request.
+        guard Self.self == MultiTarget.self else { return self }
         var current: any TargetType = self
         while let multi = current as? MultiTarget {
             current = multi.target

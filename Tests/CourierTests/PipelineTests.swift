@@ -98,6 +98,39 @@ import Testing
         }
     }
 
+    /// The default endpoint keeps the `URL` it was made from, so the request
+    /// is not parsed again from the string: it must still be the request the
+    /// string gives, for every kind of base URL and path.
+    @Test(arguments: [
+        ("https://api.example.com", "/users/1"),
+        ("https://api.example.com/v2/", "users"),
+        ("http://127.0.0.1:8080/a%20b", "/c d/é?x=1#frag"),
+        ("https://API.Example.com.", ""),
+        ("http://[::1]:9/base", "/percent%2Fslash"),
+    ])
+    func theDefaultEndpointBuildsTheRequestItsURLStringDoes(base: String, path: String) throws {
+        let target = try TestTarget(#require(URL(string: base)), path: path)
+        let endpoint = Provider<TestTarget>.defaultEndpointMapping(for: target)
+        let reparsed = Endpoint(url: endpoint.url, sampleResponseClosure: endpoint.sampleResponseClosure,
+                                method: endpoint.method, task: endpoint.task, httpHeaderFields: endpoint.httpHeaderFields)
+        let copied = endpoint.adding(newHTTPHeaderFields: ["X-A": "1"]).replacing(timeout: 5)
+        #expect(try endpoint.urlRequest().url?.absoluteString == reparsed.urlRequest().url?.absoluteString)
+        #expect(try copied.urlRequest().url?.absoluteString == reparsed.urlRequest().url?.absoluteString)
+        #expect(endpoint == reparsed)
+    }
+
+    @Test func aBaseURLRelativeToAnotherBecomesAbsoluteAndOneWithoutAHostIsRefused() throws {
+        let relative = try #require(URL(string: "v2/", relativeTo: URL(string: "https://api.example.com/root/")))
+        let request = try Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(relative, path: "items")).urlRequest()
+        #expect(request.url?.absoluteString == "https://api.example.com/root/v2/items")
+        #expect(request.url?.baseURL == nil)
+
+        let hostless = try #require(URL(string: "file:///tmp/"))
+        #expect(throws: NetworkError.self) {
+            try Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(hostless, path: "x")).urlRequest()
+        }
+    }
+
     @Test func theEndpointClosureCanAddHeadersAndReplaceTasks() async throws {
         try await withServer { server in
             let provider = Provider<TestTarget>(endpointClosure: { target in
