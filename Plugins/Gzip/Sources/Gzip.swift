@@ -108,7 +108,7 @@ public enum Gzip {
     ///   compressed data, ``Gzip/Error/truncated(consumed:)`` when the stream
     ///   ends early, ``Gzip/Error/sizeLimitExceeded(limit:)`` past `limit`.
     public static func decompress(_ data: Data, format: Format? = nil, limit: Int = defaultLimit) throws(Gzip.Error) -> Data {
-        let decompressor = GzipDecompressor(format: format, limit: limit)
+        let decompressor = GzipDecompressor(format: format, limit: limit, bufferSize: ZStream.oneShotBufferSize)
         let output = try decompressor.decompress(data, expectedSize: expectedSize(of: data, limit: limit))
         try decompressor.finish()
         return output

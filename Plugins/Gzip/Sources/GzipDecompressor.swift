@@ -21,6 +21,7 @@ public final class GzipDecompressor {
     public private(set) var format: Gzip.Format?
 
     private var stream: ZStream?
+    private let bufferSize: Int
     /// Up to one byte held back until the format can be detected.
     private var pending = Data()
     private var consumed = 0
@@ -33,9 +34,15 @@ public final class GzipDecompressor {
     ///   - format: The container, or `nil` to detect gzip, zlib or raw
     ///     deflate from the first two bytes.
     ///   - limit: The most bytes the output may have in total.
-    public init(format: Gzip.Format? = nil, limit: Int = Gzip.defaultLimit) {
+    public convenience init(format: Gzip.Format? = nil, limit: Int = Gzip.defaultLimit) {
+        self.init(format: format, limit: limit, bufferSize: ZStream.streamingBufferSize)
+    }
+
+    /// A decompressor whose zlib output buffer holds `bufferSize` bytes.
+    init(format: Gzip.Format?, limit: Int, bufferSize: Int) {
         self.format = format
         self.limit = limit
+        self.bufferSize = bufferSize
     }
 
     /// Decompresses the next chunk and returns its output.
@@ -95,7 +102,7 @@ public final class GzipDecompressor {
 
     private func open(_ format: Gzip.Format) throws(Gzip.Error) {
         self.format = format
-        stream = try ZStream.inflater(windowBits: format.windowBits)
+        stream = try ZStream.inflater(windowBits: format.windowBits, bufferSize: bufferSize)
     }
 
     private func feed(_ input: Data, output: (UnsafeRawBufferPointer) -> Void) throws(Gzip.Error) {

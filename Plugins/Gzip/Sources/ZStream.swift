@@ -19,20 +19,27 @@ final class ZStream {
         case streamEnd(unused: Int)
     }
 
-    private static let bufferSize = 64 * 1024
+    /// The output buffer of a stream: pieces of at most this many bytes.
+    static let streamingBufferSize = 64 * 1024
+    /// The output buffer of a one-shot call, whose whole output is in memory
+    /// anyway: zlib copies the last 32 KiB of each call's output into its
+    /// window, so four times fewer calls make inflating ~10% faster.
+    static let oneShotBufferSize = 256 * 1024
     /// zlib counts input in `uInt` (32 bits): larger chunks are fed in slices.
     private static let maximumSlice = 1 << 30
 
     let direction: Direction
     private let stream: UnsafeMutablePointer<z_stream>
     private let buffer: UnsafeMutablePointer<UInt8>
+    private let bufferSize: Int
     private var isOpen = false
 
-    private init(direction: Direction) {
+    private init(direction: Direction, bufferSize: Int) {
         self.direction = direction
+        self.bufferSize = bufferSize
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        buffer = .allocate(capacity: Self.bufferSize)
+        buffer = .allocate(capacity: bufferSize)
     }
 
     deinit {
@@ -48,7 +55,7 @@ final class ZStream {
     }
 
     static func deflater(windowBits: Int32, level: Int32) throws(Gzip.Error) -> ZStream {
-        let zstream = ZStream(direction: .deflate)
+        let zstream = ZStream(direction: .deflate, bufferSize: streamingBufferSize)
         let status = deflateInit2_(
             zstream.stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
             ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
@@ -57,8 +64,8 @@ final class ZStream {
         return zstream
     }
 
-    static func inflater(windowBits: Int32) throws(Gzip.Error) -> ZStream {
-        let zstream = ZStream(direction: .inflate)
+    static func inflater(windowBits: Int32, bufferSize: Int = streamingBufferSize) throws(Gzip.Error) -> ZStream {
+        let zstream = ZStream(direction: .inflate, bufferSize: bufferSize)
         let status = inflateInit2_(zstream.stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         try zstream.open(status)
         return zstream
@@ -115,9 +122,9 @@ final class ZStream {
         }
         while true {
             stream.pointee.next_out = buffer
-            stream.pointee.avail_out = uInt(Self.bufferSize)
+            stream.pointee.avail_out = uInt(bufferSize)
             let status = direction == .deflate ? deflate(stream, flush) : inflate(stream, flush)
-            let produced = Self.bufferSize - Int(stream.pointee.avail_out)
+            let produced = bufferSize - Int(stream.pointee.avail_out)
             if produced > 0 {
                 try output(UnsafeRawBufferPointer(start: buffer, count: produced))
             }
