@@ -9,6 +9,8 @@
 #include <malloc.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <execinfo.h>
+#include <unistd.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
@@ -17,8 +19,26 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 
 static _Atomic uint64_t allocations;
 
+static _Atomic int trace_fd = -1;
+static __thread int tracing_now;
+
 static inline void count_one(void) {
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    int fd = atomic_load_explicit(&trace_fd, memory_order_relaxed);
+    if (fd >= 0 && !tracing_now) {
+        // backtrace() may allocate on its first call; the flag keeps that
+        // allocation from tracing itself.
+        tracing_now = 1;
+        void *frames[24];
+        int depth = backtrace(frames, 24);
+        write(fd, "@@\n", 3);
+        backtrace_symbols_fd(frames + 1, depth - 1, fd);
+        tracing_now = 0;
+    }
+}
+
+void courier_bench_trace_allocations(int fd) {
+    atomic_store_explicit(&trace_fd, fd, memory_order_relaxed);
 }
 
 void *malloc(size_t size) {
@@ -57,6 +77,7 @@ uint64_t courier_bench_heap_in_use(void) {
     return (uint64_t)mallinfo2().uordblks;
 }
 #else
+void courier_bench_trace_allocations(int fd) { (void)fd; }
 uint64_t courier_bench_allocation_count(void) { return 0; }
 uint64_t courier_bench_heap_in_use(void) { return 0; }
 #endif

@@ -17,7 +17,11 @@ struct StubTransport: Transport {
 
 /// Item 3: CPU time and allocations per request through the whole pipeline
 /// (four no-op plugins, `DecodableMapper`) on a stub transport, against
-/// calling the same stub transport directly and decoding with `JSONDecoder`.
+/// calling the same stub transport directly and decoding with `JSONDecoder`;
+/// and the same pair without decoding (`DataMapper`, the body collected).
+///
+/// `COURIER_BENCH_ALLOCATION_TRACE=DIR` writes a backtrace of every
+/// allocation of one call of each side into DIR, to find where they come from.
 ///
 /// Allocations are counted by the `CMallocCounter` interposer (every malloc,
 /// calloc, realloc, posix_memalign and aligned_alloc call in the process,
@@ -31,18 +35,38 @@ struct PipelineBenchmark {
         let provider = Provider<BenchTarget>(transport: transport, plugins: fourNoopPlugins)
         let target = BenchTarget(baseURL: baseURL)
         let mapper = DecodableMapper<Payload>()
-        let courier: BenchOperation = { _ = try await provider.request(target, mapper: mapper) }
         // One decoder for every call, as `DecodableMapper` keeps one.
         let decoder = JSONDecoder()
-        let bare: BenchOperation = {
+        let bareCall = { @Sendable () async throws -> Data in
             let request = TransportRequest(urlRequest: URLRequest(url: baseURL.appendingPathComponent("json")))
-            let response = try await transport.send(request)
-            _ = try decoder.decode(Payload.self, from: try await response.body.collect(upTo: 1 << 20))
+            return try await transport.send(request).body.collect(upTo: 1 << 20)
         }
+        let decoding = try await measure(
+            "stub pipeline",
+            courier: { _ = try await provider.request(target, mapper: mapper) },
+            bare: { _ = try decoder.decode(Payload.self, from: try await bareCall()) }
+        )
+        // The same without decoding, which costs both sides ~75 us and so
+        // hides a few microseconds of the pipeline's own in its noise.
+        let bodyOnly = try await measure(
+            "stub pipeline without decoding",
+            courier: { _ = try await provider.request(target, mapper: DataMapper()) },
+            bare: { _ = try await bareCall() }
+        )
+        return decoding + bodyOnly
+    }
+
+    /// CPU time and allocations per call of each side, interleaved.
+    private func measure(_ name: String, courier: @escaping BenchOperation, bare: @escaping BenchOperation) async throws -> [Row] {
         let iterations = quick ? 5_000 : 20_000
         for _ in 0..<1_000 {
             try await courier()
             try await bare()
+        }
+        if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+            let file = name.replacingOccurrences(of: " ", with: "-")
+            try await traceAllocations(of: courier, to: "\(directory)/\(file).courier.trace")
+            try await traceAllocations(of: bare, to: "\(directory)/\(file).bare.trace")
         }
         let time = try await interleaved(
             rounds: quick ? 7 : 15,
@@ -55,11 +79,22 @@ struct PipelineBenchmark {
             bare: { try await allocationsPerCall(2_000, bare) }
         )
         return [
-            Row(name: "stub pipeline CPU per request", unit: "us", courier: time.courier, bare: time.bare,
+            Row(name: "\(name) CPU per request", unit: "us", courier: time.courier, bare: time.bare,
                 bareAgain: time.bareAgain, higherIsBetter: false),
-            Row(name: "stub pipeline allocations per request", unit: "allocs", courier: allocations.courier,
+            Row(name: "\(name) allocations per request", unit: "allocs", courier: allocations.courier,
                 bare: allocations.bare, bareAgain: allocations.bareAgain, higherIsBetter: false),
         ]
+    }
+
+    /// Writes a backtrace of each allocation one call of `operation` makes
+    /// to `path`, for finding where a side's allocations come from.
+    private func traceAllocations(of operation: BenchOperation, to path: String) async throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        courier_bench_trace_allocations(descriptor)
+        try await operation()
+        courier_bench_trace_allocations(-1)
     }
 
     /// Process CPU time per call, not wall time: on a shared machine a

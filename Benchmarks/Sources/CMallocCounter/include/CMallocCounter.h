@@ -9,4 +9,9 @@ uint64_t courier_bench_allocation_count(void);
 /// Bytes currently allocated from the heap (mallinfo2's uordblks; glibc only).
 uint64_t courier_bench_heap_in_use(void);
 
+/// Writes a backtrace of every allocation to `fd` from now on ("@@" before
+/// each), or stops when `fd` is -1. For finding where allocations come from
+/// (`COURIER_BENCH_ALLOCATION_TRACE`); glibc only.
+void courier_bench_trace_allocations(int fd);
+
 #endif
