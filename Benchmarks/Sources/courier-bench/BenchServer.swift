@@ -1,5 +1,8 @@
 import Courier
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -54,6 +57,28 @@ final class BenchServer: Sendable {
     }
 }
 
+// MARK: - nginx
+
+/// The nginx that `Benchmarks/nginx/run` starts, at `COURIER_BENCH_NGINX` or
+/// http://127.0.0.1:8089: a server outside the process, so the pairs are also
+/// measured against what an app really talks to (its CPU is then not in the
+/// CPU columns, which count this process alone).
+enum Nginx {
+    static let baseURL: URL = ProcessInfo.processInfo.environment["COURIER_BENCH_NGINX"].flatMap(URL.init(string:))
+        ?? URL(string: "http://127.0.0.1:8089")!
+
+    /// `baseURL` when a server there answers `/json` with the bench's document.
+    static func probe() async -> URL? {
+        var request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        request.timeoutInterval = 2
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        guard let (data, response) = try? await session.data(for: request),
+              (response as? HTTPURLResponse)?.statusCode == 200, data == Payload.json else { return nil }
+        return baseURL
+    }
+}
+
 // MARK: - Payload
 
 /// The 1 KiB JSON document `/json` serves, and the type it decodes into.
@@ -69,15 +94,19 @@ struct Payload: Codable, Sendable {
     }
 
     static let json: Data = {
+        // Keys sorted: the same bytes in every process, so an outside server
+        // serving a copy (nginx) can be recognised.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         var payload = Payload(id: 42, name: "courier-bench", tags: ["a", "b", "c"], items: [])
         var index = 0
         while true {
             payload.items.append(Item(key: "item-\(index)", value: Double(index) * 1.5))
-            let encoded = (try? JSONEncoder().encode(payload)) ?? Data()
+            let encoded = (try? encoder.encode(payload)) ?? Data()
             if encoded.count > 1000 { break }
             index += 1
         }
-        var data = (try? JSONEncoder().encode(payload)) ?? Data()
+        var data = (try? encoder.encode(payload)) ?? Data()
         // Pad with whitespace, still valid JSON, to exactly 1 KiB.
         if data.count < 1024 { data.append(contentsOf: [UInt8](repeating: 0x20, count: 1024 - data.count)) }
         return data

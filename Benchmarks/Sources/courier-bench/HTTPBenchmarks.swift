@@ -8,16 +8,20 @@ struct HTTPBenchmarks {
     let quick: Bool
     /// Only pairs whose name contains this (`--pair`), or every pair.
     var pairFilter: String?
+    /// Said after each pair's name when the server is not the in-process one
+    /// (`"nginx"`).
+    var serverName: String?
 
     private var rounds: Int { quick ? 3 : 7 }
 
     func run() async throws -> [Row] {
         var rows: [Row] = []
+        let suffix = serverName.map { " (\($0))" } ?? ""
         for pair in clients.pipelinePairs where selected("pipeline \(pair.name)") {
-            rows += try await measure(pair, label: "pipeline \(pair.name)", concurrencies: [1, 32, 64])
+            rows += try await measure(pair, label: "pipeline \(pair.name)\(suffix)", concurrencies: [1, 32, 64])
         }
         for pair in clients.transportPairs where selected(pair.name) {
-            rows += try await measure(pair, label: pair.name, concurrencies: [1, 64])
+            rows += try await measure(pair, label: pair.name + suffix, concurrencies: [1, 32])
         }
         for pair in secureClients?.pairs ?? [] where selected(pair.name) {
             rows += try await measure(pair, label: pair.name, concurrencies: [1, 32])

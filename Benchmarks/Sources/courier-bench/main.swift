@@ -13,6 +13,13 @@ if let index = arguments.firstIndex(of: "--child-download"), arguments.count > i
     exit(0)
 }
 
+// --write-payload PATH: writes the JSON document `/json` serves to PATH (for
+// the nginx of Benchmarks/nginx/run) and exits.
+if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > index + 1 {
+    try Payload.json.write(to: URL(fileURLWithPath: arguments[index + 1]))
+    exit(0)
+}
+
 // --profile NAME courier|bare N [C]: only N requests (C at a time, 1 unless
 // given) of one side of the HTTP pair whose name contains NAME, for a profiler
 // such as `perf record -g`.
@@ -62,6 +69,16 @@ if wanted("http") {
     await clients.shutdown()
     await secureClients.shutdown()
     await secureServer.shutdown()
+    if let nginx = await Nginx.probe() {
+        log("nginx: serving the same document at \(nginx.absoluteString); every HTTP pair again against it (rows marked nginx)")
+        let nginxClients = ClientSet(baseURL: nginx)
+        rows += try await HTTPBenchmarks(clients: nginxClients, secureClients: nil, quick: quick, pairFilter: pair,
+                                         serverName: "nginx").run()
+        await nginxClients.shutdown()
+    } else {
+        log("nginx: none serving the document at \(Nginx.baseURL.absoluteString); start one with Benchmarks/nginx/run "
+            + "to measure the HTTP pairs against it too")
+    }
 }
 if wanted("pipeline") {
     log("item 3: pipeline on a stub transport")
