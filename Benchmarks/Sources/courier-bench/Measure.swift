@@ -111,6 +111,17 @@ func allocationsPerCall(_ count: Int, _ operation: BenchOperation) async throws 
     return Double(courier_bench_allocation_count() - before) / Double(count)
 }
 
+/// Writes a backtrace of each allocation one call of `operation` makes
+/// to `path`, for finding where a side's allocations come from.
+func traceAllocations(of operation: BenchOperation, to path: String) async throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    courier_bench_trace_allocations(descriptor)
+    try await operation()
+    courier_bench_trace_allocations(-1)
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return 0 }

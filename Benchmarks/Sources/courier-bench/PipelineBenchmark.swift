@@ -86,17 +86,6 @@ struct PipelineBenchmark {
         ]
     }
 
-    /// Writes a backtrace of each allocation one call of `operation` makes
-    /// to `path`, for finding where a side's allocations come from.
-    private func traceAllocations(of operation: BenchOperation, to path: String) async throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        courier_bench_trace_allocations(descriptor)
-        try await operation()
-        courier_bench_trace_allocations(-1)
-    }
-
     /// Process CPU time per call, not wall time: on a shared machine a
     /// preempted round would otherwise count another tenant's work.
     private func microsecondsPerCall(_ count: Int, _ operation: BenchOperation) async throws -> Double {

@@ -44,6 +44,11 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
         }
         try await group.waitForAll()
     }
+    // With COURIER_BENCH_ALLOCATION_TRACE=DIR, one more request, every
+    // allocation in the process (server and event loops too) traced.
+    if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+        try await traceAllocations(of: operation, to: "\(directory)/profile.\(arguments[index + 2]).trace")
+    }
     await clients.shutdown()
     await server.shutdown()
     exit(0)
