@@ -101,13 +101,18 @@ import Testing
     }
 
     enum Damage: String, CaseIterable, Sendable {
-        case corrupt, truncated, foreign, empty, olderVersion
+        case corrupt, corruptLastByte, truncated, foreign, empty, olderVersion, version2
 
         func apply(to file: Data) -> Data {
             switch self {
             case .corrupt:
                 var bytes = file
                 bytes[bytes.count / 2] ^= 0xFF
+                return bytes
+            case .corruptLastByte:
+                // The body's last byte, just before the checksum.
+                var bytes = file
+                bytes[bytes.count - 9] ^= 0x01
                 return bytes
             case .truncated: return file.prefix(file.count - 5)
             case .foreign: return Data(#"{"status":200,"body":"not ours"}"#.utf8)
@@ -117,6 +122,11 @@ import Testing
                 var bytes = file
                 bytes[bytes.startIndex + 8] = 0
                 bytes[bytes.startIndex + 9] = 1
+                return bytes
+            case .version2:
+                // Version 2 had a byte-wise checksum: a file of it is a miss.
+                var bytes = file
+                bytes[bytes.startIndex + 9] = 2
                 return bytes
             }
         }

@@ -62,14 +62,14 @@ extension CachePlugin {
         // The stored Age was the age when first stored; now that the entry
         // counts as stored now, only an Age on the 304 itself still holds.
         if notModified.value(forHTTPHeaderField: "Age") == nil {
-            headers = headers.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
+            headers = headers.filter { !HeaderFields.equalIgnoringASCIICase($0.key, "Age") }
         }
         let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
         for (name, value) in notModified.response?.allHeaderFields ?? [:] {
             guard let name = name as? String, let value = value as? String,
                   !bodyFields.contains(name.lowercased()),
                   !CachedResponse.unstoredFields.contains(name.lowercased()) else { continue }
-            if let existing = headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            if let existing = headers.keys.first(where: { HeaderFields.equalIgnoringASCIICase($0, name) }) {
                 headers[existing] = nil
             }
             headers[name] = value

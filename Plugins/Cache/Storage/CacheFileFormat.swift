@@ -1,12 +1,12 @@
 import Courier
 import Foundation
 
-/// The bytes of one ``DiskResponseCache`` file, version 2: one read, no
+/// The bytes of one ``DiskResponseCache`` file, version 3: one read, no
 /// parsing beyond lengths.
 ///
 /// ```
 /// magic          8 bytes   0x89 "CRCACHE"
-/// version        2 bytes   2
+/// version        2 bytes   3
 /// meta length    4 bytes
 /// meta:
 ///   key          string    "sha256:" and the key's digest
@@ -20,7 +20,8 @@ import Foundation
 ///   vary         4-byte count, then name and digest strings
 /// body length    8 bytes
 /// body           bytes
-/// checksum       8 bytes   FNV-1a 64 of everything before it
+/// checksum       8 bytes   FNV-1a 64 over the little-endian 64-bit words of
+///                          everything before it, then its last bytes
 /// ```
 ///
 /// Integers are big-endian; a string is a 4-byte length and UTF-8; an
@@ -29,10 +30,11 @@ import Foundation
 /// in the metadata, invalid UTF-8, a checksum that does not match) makes
 /// `decode(_:)` return `nil`: a foreign, truncated, corrupt or older file is a
 /// miss. Version 1 kept the metadata as JSON, which cost a hit ten times a
-/// read of the file.
+/// read of the file; version 2 ran its checksum a byte at a time, a third of
+/// a hit's time.
 enum CacheFileFormat {
     static let magic: [UInt8] = [0x89, 0x43, 0x52, 0x43, 0x41, 0x43, 0x48, 0x45]
-    static let version: UInt16 = 2
+    static let version: UInt16 = 3
 
     // MARK: - Writing
 
@@ -57,7 +59,7 @@ enum CacheFileFormat {
         data.append(meta.data)
         Writer.append(UInt64(entry.body.count), bytes: 8, to: &data)
         data.append(entry.body)
-        Writer.append(fnv1a64(data), bytes: 8, to: &data)
+        Writer.append(checksum(data), bytes: 8, to: &data)
         return data
     }
 
@@ -73,7 +75,7 @@ enum CacheFileFormat {
                   let body = reader.read(Int(bodyLength)) else { return nil }
             let checked = reader.offset
             guard let checksum = reader.integer(bytes: 8), reader.isAtEnd,
-                  checksum == fnv1a64(UnsafeRawBufferPointer(rebasing: bytes[0..<checked])) else { return nil }
+                  checksum == Self.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<checked])) else { return nil }
 
             var fields = Reader(bytes: meta)
             guard let key = fields.string(),
@@ -102,14 +104,26 @@ enum CacheFileFormat {
 
     // MARK: - Checksum
 
-    static func fnv1a64(_ data: Data) -> UInt64 {
-        data.withUnsafeBytes { fnv1a64($0) }
+    static func checksum(_ data: Data) -> UInt64 {
+        data.withUnsafeBytes { checksum($0) }
     }
 
-    static func fnv1a64(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    /// FNV-1a 64 taking eight bytes a step (a little-endian word), then the
+    /// last bytes one at a time: eight times fewer multiplications than
+    /// byte-wise FNV-1a. Each step maps the running hash one-to-one, so any
+    /// single damaged word changes the result; it finds damage, it does not
+    /// resist forgery (the stored key's digest says whose file it is).
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let prime: UInt64 = 0x0000_0100_0000_01b3
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = (hash ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* prime
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = (hash ^ UInt64(bytes[offset])) &* prime
+            offset += 1
         }
         return hash
     }
