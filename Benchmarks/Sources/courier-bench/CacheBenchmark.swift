@@ -1,3 +1,4 @@
+import CMallocCounter
 import CourierCache
 import Foundation
 
@@ -12,10 +13,10 @@ struct CacheBenchmark {
     func run() async throws -> [Row] {
         var rows: [Row] = []
         for count in [1_000, 100_000] {
-            rows.append(memory(entries: count))
+            rows += memory(entries: count)
         }
         for count in (quick ? [1_000, 10_000] : [1_000, 100_000]) {
-            rows.append(try disk(entries: count))
+            rows += try disk(entries: count)
         }
         return rows
     }
@@ -35,7 +36,7 @@ struct CacheBenchmark {
         return (0..<lookups).map { _ in keys[Int(generator.next() % UInt64(keys.count))] }
     }
 
-    private func memory(entries count: Int) -> Row {
+    private func memory(entries count: Int) -> [Row] {
         let keys = Self.keys(count)
         let cache = MemoryResponseCache(configuration: .init(countLimit: count, costLimit: .max))
         var dictionary: [String: CachedResponse] = [:]
@@ -56,11 +57,22 @@ struct CacheBenchmark {
                                                     blackHole(entry)
                                                 }
                                             })
-        return Row(name: "memory cache hit, \(count) entries", unit: "ns", courier: result.courier,
-                   bare: result.bare, bareAgain: result.bareAgain, higherIsBetter: false)
+        let probe = Array(lookups.prefix(1_000))
+        return [
+            Row(name: "memory cache hit, \(count) entries", unit: "ns", courier: result.courier,
+                bare: result.bare, bareAgain: result.bareAgain, higherIsBetter: false),
+            Row(name: "memory cache hit, \(count) entries, allocations per hit", unit: "allocs",
+                courier: Self.allocationsPerItem(probe) { blackHole(cache.entry(forKey: $0)) },
+                bare: Self.allocationsPerItem(probe) { key in
+                    lock.lock()
+                    let entry = dictionary[key]
+                    lock.unlock()
+                    blackHole(entry)
+                }, higherIsBetter: false),
+        ]
     }
 
-    private func disk(entries count: Int) throws -> Row {
+    private func disk(entries count: Int) throws -> [Row] {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -73,8 +85,23 @@ struct CacheBenchmark {
         let result = interleavedNanoseconds(rounds: quick ? 3 : 5, count: lookups.count,
                                             courier: { for key in lookups { blackHole(cache.entry(forKey: key)) } },
                                             bare: { for path in paths { blackHole(FileManager.default.contents(atPath: path)) } })
-        return Row(name: "disk cache hit, \(count) entries", unit: "us", courier: result.courier / 1_000,
-                   bare: result.bare / 1_000, bareAgain: result.bareAgain / 1_000, higherIsBetter: false)
+        let probe = Array(lookups.prefix(1_000))
+        let probePaths = Array(paths.prefix(1_000))
+        return [
+            Row(name: "disk cache hit, \(count) entries", unit: "us", courier: result.courier / 1_000,
+                bare: result.bare / 1_000, bareAgain: result.bareAgain / 1_000, higherIsBetter: false),
+            Row(name: "disk cache hit, \(count) entries, allocations per hit", unit: "allocs",
+                courier: Self.allocationsPerItem(probe) { blackHole(cache.entry(forKey: $0)) },
+                bare: Self.allocationsPerItem(probePaths) { blackHole(FileManager.default.contents(atPath: $0)) },
+                higherIsBetter: false),
+        ]
+    }
+
+    /// Allocations per call of `body`, over `items`.
+    private static func allocationsPerItem(_ items: [String], _ body: (String) -> Void) -> Double {
+        let before = courier_bench_allocation_count()
+        for item in items { body(item) }
+        return Double(courier_bench_allocation_count() - before) / Double(max(items.count, 1))
     }
 
     /// Nanoseconds per lookup of each side (and of the bare side again),

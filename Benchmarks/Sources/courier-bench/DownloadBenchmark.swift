@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CMallocCounter
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
@@ -26,12 +27,24 @@ struct DownloadBenchmark {
         var bare: [Double] = []
         var courierRate: [Double] = []
         var bareRate: [Double] = []
+        var courierCPU: [Double] = []
+        var bareCPU: [Double] = []
+        var courierAllocations: [Double] = []
+        var bareAllocations: [Double] = []
         for side in ["courier", "bare", "bare", "courier"] {
-            let (peak, rate) = try child("\(side)-\(transport)")
-            log("  download \(transport) \(side): peak \(Int(peak)) MiB, \(Int(rate)) MB/s")
-            if side == "courier" { courier.append(peak); courierRate.append(rate) } else {
-                bare.append(peak)
-                bareRate.append(rate)
+            let run = try child("\(side)-\(transport)")
+            log("  download \(transport) \(side): peak \(Int(run.peak)) MiB, \(Int(run.rate)) MB/s, "
+                + "\(String(format: "%.2f", run.cpu)) ms CPU and \(Int(run.allocations)) allocations per MB")
+            if side == "courier" {
+                courier.append(run.peak)
+                courierRate.append(run.rate)
+                courierCPU.append(run.cpu)
+                courierAllocations.append(run.allocations)
+            } else {
+                bare.append(run.peak)
+                bareRate.append(run.rate)
+                bareCPU.append(run.cpu)
+                bareAllocations.append(run.allocations)
             }
         }
         let label = quick ? "256 MB" : "1 GB"
@@ -40,11 +53,17 @@ struct DownloadBenchmark {
                 bare: median(bare), higherIsBetter: false),
             Row(name: "download \(label) to file, \(transport), throughput", unit: "MB/s",
                 courier: median(courierRate), bare: median(bareRate), higherIsBetter: true),
+            Row(name: "download \(label) to file, \(transport), CPU per MB", unit: "ms",
+                courier: median(courierCPU), bare: median(bareCPU), higherIsBetter: false),
+            Row(name: "download \(label) to file, \(transport), allocations per MB", unit: "allocs",
+                courier: median(courierAllocations), bare: median(bareAllocations), higherIsBetter: false),
         ]
     }
 
-    /// Runs one side in a child process; returns its peak RSS in MiB and MB/s.
-    private func child(_ side: String) throws -> (Double, Double) {
+    /// Runs one side in a child process; returns its peak RSS in MiB, MB/s,
+    /// and the child's CPU milliseconds and allocations per MB (the client
+    /// alone: the server is in this process).
+    private func child(_ side: String) throws -> (peak: Double, rate: Double, cpu: Double, allocations: Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
         process.arguments = ["--child-download", side, baseURL.appendingPathComponent("stream/\(bytes)").absoluteString]
@@ -54,10 +73,10 @@ struct DownloadBenchmark {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: output, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard process.terminationStatus == 0, fields.count == 2 else {
+        guard process.terminationStatus == 0, fields.count == 4 else {
             throw ChildFailure(side: side, output: String(decoding: output, as: UTF8.self))
         }
-        return (fields[0] / 1024, fields[1])
+        return (fields[0] / 1024, fields[1], fields[2], fields[3])
     }
 
     struct ChildFailure: Error, CustomStringConvertible {
@@ -82,11 +101,13 @@ struct DownloadTarget: TargetType {
 
 enum DownloadChild {
     /// Downloads `url` to a temporary file with `side`'s client, then prints
-    /// "VmHWM-in-kB MB/s" and removes the file.
+    /// "VmHWM-in-kB MB/s CPU-ms-per-MB allocations-per-MB" and removes the file.
     static func run(side: String, url: URL) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         let start = ContinuousClock.now
+        let startCPU = processCPUSeconds()
+        let startAllocations = courier_bench_allocation_count()
         let target = DownloadTarget(url: url, destination: DownloadDestinations.file(file))
         switch side {
         case "courier-URLSession":
@@ -105,8 +126,11 @@ enum DownloadChild {
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let cpu = processCPUSeconds() - startCPU
+        let allocations = Double(courier_bench_allocation_count() - startAllocations)
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
-        print("\(peakResidentKilobytes()) \(Double(size) / 1e6 / seconds)")
+        let megabytes = max(Double(size) / 1e6, 1e-9)
+        print("\(peakResidentKilobytes()) \(megabytes / seconds) \(cpu * 1e3 / megabytes) \(allocations / megabytes)")
     }
 }
 

@@ -1,3 +1,4 @@
+import CMallocCounter
 import CZlibBench
 import CourierGzip
 import Foundation
@@ -23,11 +24,22 @@ struct GzipBenchmark {
         let decompress = try interleavedSeconds(rounds: rounds,
                                              courier: { _ = try Gzip.decompress(compressed, limit: json.count * 2) },
                                              bare: { _ = try Self.zlibInflate(compressed) })
+        func allocations(_ body: () throws -> Void) rethrows -> Double {
+            let before = courier_bench_allocation_count()
+            try body()
+            return Double(courier_bench_allocation_count() - before)
+        }
         return [
             Row(name: "gzip compress 10 MB JSON", unit: "MB/s", courier: megabytes / compress.courier,
                 bare: megabytes / compress.bare, bareAgain: megabytes / compress.bareAgain, higherIsBetter: true),
+            Row(name: "gzip compress 10 MB JSON, allocations per call", unit: "allocs",
+                courier: try allocations { _ = try Gzip.compress(json) },
+                bare: try allocations { _ = try Self.zlibDeflate(json) }, higherIsBetter: false),
             Row(name: "gzip decompress 10 MB JSON", unit: "MB/s", courier: megabytes / decompress.courier,
                 bare: megabytes / decompress.bare, bareAgain: megabytes / decompress.bareAgain, higherIsBetter: true),
+            Row(name: "gzip decompress 10 MB JSON, allocations per call", unit: "allocs",
+                courier: try allocations { _ = try Gzip.decompress(compressed, limit: json.count * 2) },
+                bare: try allocations { _ = try Self.zlibInflate(compressed) }, higherIsBetter: false),
         ]
     }
 

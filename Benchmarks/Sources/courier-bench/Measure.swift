@@ -23,7 +23,8 @@ struct Row: Codable, Sendable {
         self.unit = unit
         self.courier = courier
         self.bare = bare
-        self.ratio = bare == 0 ? 0 : courier / bare
+        // Nothing on both sides (no allocations) is the same: 1.
+        self.ratio = bare == 0 ? (courier == 0 ? 1 : 0) : courier / bare
         self.higherIsBetter = higherIsBetter
         self.noise = bareAgain.map { bare == 0 ? 0 : $0 / bare }
     }
