@@ -77,6 +77,46 @@ enum Clients {
         return { _ = try await collect(client.execute(request, deadline: .distantFuture)) }
     }
 
+    /// The same request through AsyncHTTPClient's delegate API (the one
+    /// `AsyncHTTPClientTransport` uses, to see every chunk as it arrives on
+    /// the event loop): a delegate that collects the body into `Data` and
+    /// resumes a continuation. The bare API against the bare API: what the
+    /// transport's choice of API costs by itself.
+    static func bareAsyncHTTPClientDelegate(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
+        let url = baseURL.appendingPathComponent("json").absoluteString
+        return {
+            let request = try HTTPClient.Request(url: url)
+            let collector = Collector()
+            _ = try await withCheckedThrowingContinuation { continuation in
+                collector.continuation = continuation
+                _ = client.execute(request: request, delegate: collector, eventLoop: .indifferent)
+            }
+        }
+    }
+
+    /// Collects a body; touched only on the task's event loop (and by the
+    /// caller before the request starts).
+    final class Collector: HTTPClientResponseDelegate, @unchecked Sendable {
+        var continuation: CheckedContinuation<Data, any Error>?
+        private var body = Data()
+
+        func didReceiveBodyPart(task: HTTPClient.Task<Data>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            body.append(contentsOf: buffer.readableBytesView)
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveError(task: HTTPClient.Task<Data>, _ error: any Error) {
+            continuation?.resume(throwing: error)
+            continuation = nil
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<Data>) throws -> Data {
+            continuation?.resume(returning: body)
+            continuation = nil
+            return body
+        }
+    }
+
     private static func collect(_ response: HTTPClientResponse) async throws -> Data {
         let buffer = try await response.body.collect(upTo: 16 << 20)
         return Data(buffer.readableBytesView)

@@ -74,6 +74,7 @@ struct SoakBenchmark {
         ])
         var errors = 0
         var afterWarmUp = 0
+        resetPeakResident()
         var checkpoints: [String] = []
         var next = 0
         var done = 0

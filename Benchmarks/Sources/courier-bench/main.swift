@@ -2,7 +2,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|pipeline|gzip|cache|download|soak (one item), --pair NAME (only the
+// --only http|solo|pipeline|gzip|cache|download|soak (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -33,7 +33,12 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
         log("no pair named like \(arguments[index + 1]); pairs: \(pairs.map(\.name))")
         exit(2)
     }
-    let operation = arguments[index + 2] == "bare" ? pair.bare : pair.courier
+    // "bare-delegate": AsyncHTTPClient's delegate API, for the pairs on it.
+    let operation = switch arguments[index + 2] {
+    case "bare": pair.bare
+    case "bare-delegate": Clients.bareAsyncHTTPClientDelegate(clients.httpClient, baseURL: server.baseURL)
+    default: pair.courier
+    }
     let concurrency = arguments.count > index + 4 ? max(1, Int(arguments[index + 4]) ?? 1) : 1
     log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests, \(concurrency) at a time")
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -85,6 +90,10 @@ if wanted("http") {
             + "to measure the HTTP pairs against it too")
     }
 }
+if wanted("solo") {
+    log("each side alone in a child: CPU (and instructions, where counted) per request")
+    rows += try SoloCounts.run(quick: quick)
+}
 if wanted("pipeline") {
     log("item 3: pipeline on a stub transport")
     rows += try await PipelineBenchmark(quick: quick).run()
@@ -113,4 +122,7 @@ if json {
     print("server: \(BenchServer.description)")
     print("ratio = courier / bare (req/s and MB/s: higher is better; us, ns, allocs, MiB: lower is better)")
     print(Report.table(rows))
+    if wanted("solo"), let reason = SoloCounts.instructionCounterUnavailability() {
+        print("instructions per request: not counted (\(reason))")
+    }
 }
