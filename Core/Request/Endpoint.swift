@@ -139,7 +139,7 @@ public struct Endpoint: Sendable {
     ///   valid, the parameters cannot be encoded or an `Encodable` throws.
     public func urlRequest() throws(NetworkError) -> URLRequest {
         guard let url = madeFrom ?? URL(string: url), let scheme = url.scheme, !scheme.isEmpty,
-              let host = url.host(percentEncoded: true), !host.isEmpty
+              let host = url.checkedHost, !host.isEmpty
         else {
             throw .requestBuildFailed(RequestBuildFailure.invalidURL(self.url))
         }

@@ -129,6 +129,15 @@ import Testing
         #expect(throws: NetworkError.self) {
             try Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(hostless, path: "x")).urlRequest()
         }
+        // A host that does not percent-decode is no host: refused before sending.
+        let undecodable = try #require(URL(string: "http://%FF/"))
+        #expect(throws: NetworkError.self) {
+            try Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(undecodable, path: "x")).urlRequest()
+        }
+        #expect(throws: NetworkError.self) {
+            try Endpoint(url: "http://%FF/x", sampleResponseClosure: { .networkResponse(200, Data()) }, method: .get,
+                         task: .requestPlain, httpHeaderFields: nil).urlRequest()
+        }
     }
 
     @Test func theEndpointClosureCanAddHeadersAndReplaceTasks() async throws {
