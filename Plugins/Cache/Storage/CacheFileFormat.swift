@@ -21,7 +21,8 @@ import Foundation
 /// body length    8 bytes
 /// body           bytes
 /// checksum       8 bytes   FNV-1a 64 over the little-endian 64-bit words of
-///                          everything before it, then its last bytes
+///                          everything before it, then its last bytes, with
+///                          the high half folded in after every step
 /// ```
 ///
 /// Integers are big-endian; a string is a 4-byte length and UTF-8; an
@@ -109,9 +110,11 @@ enum CacheFileFormat {
     }
 
     /// FNV-1a 64 taking eight bytes a step (a little-endian word), then the
-    /// last bytes one at a time: eight times fewer multiplications than
-    /// byte-wise FNV-1a. Each step maps the running hash one-to-one, so any
-    /// single damaged word changes the result; it finds damage, it does not
+    /// last bytes one at a time, each step followed by folding the high half
+    /// into the low (`hash ^= hash >> 32`): a multiplication carries a change
+    /// only upwards, so without the fold two flipped top bits in different
+    /// words could cancel. Every step maps the running hash one-to-one, so any
+    /// single damaged word changes the result. It finds damage; it does not
     /// resist forgery (the stored key's digest says whose file it is).
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let prime: UInt64 = 0x0000_0100_0000_01b3
@@ -119,10 +122,12 @@ enum CacheFileFormat {
         var offset = 0
         while offset + 8 <= bytes.count {
             hash = (hash ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* prime
+            hash ^= hash &>> 32
             offset += 8
         }
         while offset < bytes.count {
             hash = (hash ^ UInt64(bytes[offset])) &* prime
+            hash ^= hash &>> 32
             offset += 1
         }
         return hash
