@@ -108,8 +108,12 @@ public enum Gzip {
     ///   compressed data, ``Gzip/Error/truncated(consumed:)`` when the stream
     ///   ends early, ``Gzip/Error/sizeLimitExceeded(limit:)`` past `limit`.
     public static func decompress(_ data: Data, format: Format? = nil, limit: Int = defaultLimit) throws(Gzip.Error) -> Data {
-        let decompressor = GzipDecompressor(format: format, limit: limit, bufferSize: ZStream.oneShotBufferSize)
-        let output = try decompressor.decompress(data, expectedSize: expectedSize(of: data, limit: limit))
+        let expected = expectedSize(of: data, limit: limit)
+        // No bigger than the output a gzip trailer announces: a small body
+        // does not pay for a 256 KiB buffer.
+        let bufferSize = expected > 0 ? min(ZStream.oneShotBufferSize, max(expected, 4 * 1024)) : ZStream.oneShotBufferSize
+        let decompressor = GzipDecompressor(format: format, limit: limit, bufferSize: bufferSize)
+        let output = try decompressor.decompress(data, expectedSize: expected)
         try decompressor.finish()
         return output
     }
