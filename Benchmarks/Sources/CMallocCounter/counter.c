@@ -21,6 +21,9 @@ static _Atomic uint64_t allocations;
 
 static _Atomic int trace_fd = -1;
 static __thread int tracing_now;
+/// One thread writes a trace at a time, so lines of different threads'
+/// traces never interleave (tracing is slow anyway).
+static atomic_flag trace_lock = ATOMIC_FLAG_INIT;
 
 static inline void count_one(void) {
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
@@ -31,8 +34,10 @@ static inline void count_one(void) {
         tracing_now = 1;
         void *frames[24];
         int depth = backtrace(frames, 24);
+        while (atomic_flag_test_and_set_explicit(&trace_lock, memory_order_acquire)) {}
         write(fd, "@@\n", 3);
         backtrace_symbols_fd(frames + 1, depth - 1, fd);
+        atomic_flag_clear_explicit(&trace_lock, memory_order_release);
         tracing_now = 0;
     }
 }

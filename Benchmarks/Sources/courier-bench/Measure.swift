@@ -10,8 +10,9 @@ struct Row: Codable, Sendable {
     var courier: Double
     var bare: Double
     /// `courier / bare`: above 1 is slower when lower is better, faster when
-    /// higher is better.
-    var ratio: Double
+    /// higher is better; `nil` when the bare side is 0 and Courier's is not
+    /// (no ratio says that; the table prints "n/a").
+    var ratio: Double?
     var higherIsBetter: Bool
     /// The noise floor: the bare side measured a second time, in the same
     /// interleaved rounds, against itself (`bare again / bare`). A Courier
@@ -24,7 +25,7 @@ struct Row: Codable, Sendable {
         self.courier = courier
         self.bare = bare
         // Nothing on both sides (no allocations) is the same: 1.
-        self.ratio = bare == 0 ? (courier == 0 ? 1 : 0) : courier / bare
+        self.ratio = bare == 0 ? (courier == 0 ? 1 : nil) : courier / bare
         self.higherIsBetter = higherIsBetter
         self.noise = bareAgain.map { bare == 0 ? 0 : $0 / bare }
     }
@@ -33,7 +34,7 @@ struct Row: Codable, Sendable {
     /// beyond it, or faster beyond it (blank without a floor). A floor under
     /// 1% counts as 1%.
     var verdict: String {
-        guard let noise else { return "" }
+        guard let noise, let ratio else { return "" }
         let floor = max(abs(noise - 1), 0.01)
         guard abs(ratio - 1) > floor else { return "within noise" }
         return overheadPercent > 0 ? "cost" : "faster"
@@ -41,7 +42,8 @@ struct Row: Codable, Sendable {
 
     /// How much worse Courier is, in percent (negative when it is better).
     var overheadPercent: Double {
-        higherIsBetter ? (1 / ratio - 1) * 100 : (ratio - 1) * 100
+        guard let ratio else { return 0 }
+        return higherIsBetter ? (1 / ratio - 1) * 100 : (ratio - 1) * 100
     }
 }
 
@@ -117,10 +119,13 @@ func allocationsPerCall(_ count: Int, _ operation: BenchOperation) async throws 
 func traceAllocations(of operation: BenchOperation, to path: String) async throws {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard descriptor >= 0 else { return }
-    defer { close(descriptor) }
     courier_bench_trace_allocations(descriptor)
+    // Tracing stops before the file closes, whatever the operation does.
+    defer {
+        courier_bench_trace_allocations(-1)
+        close(descriptor)
+    }
     try await operation()
-    courier_bench_trace_allocations(-1)
 }
 
 func median(_ values: [Double]) -> Double {
@@ -183,7 +188,7 @@ enum Report {
     static func table(_ rows: [Row]) -> String {
         let header = ["name", "unit", "courier", "bare", "ratio", "bare/bare", "verdict"]
         let cells = rows.map { row in
-            [row.name, row.unit, format(row.courier), format(row.bare), String(format: "%.3f", row.ratio),
+            [row.name, row.unit, format(row.courier), format(row.bare), row.ratio.map { String(format: "%.3f", $0) } ?? "n/a",
              row.noise.map { String(format: "%.3f", $0) } ?? "", row.verdict]
         }
         let widths = header.indices.map { column in
@@ -219,20 +224,23 @@ func log(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
-/// The process's peak resident memory so far (`VmHWM` in /proc/self/status),
-/// in KiB; 0 where there is no /proc.
 /// Starts the peak resident memory (VmHWM) again from the current resident
 /// size, so a measurement after other work in the process (a 100,000-entry
 /// cache, a download) is not that work's peak. Linux only; elsewhere nothing.
 func resetPeakResident() {
     #if os(Linux)
     let descriptor = open("/proc/self/clear_refs", O_WRONLY)
-    guard descriptor >= 0 else { return }
+    guard descriptor >= 0 else {
+        log("  peak memory mark not reset (/proc/self/clear_refs: errno \(errno)): the peak may be earlier work's")
+        return
+    }
     defer { close(descriptor) }
     _ = "5".withCString { write(descriptor, $0, 1) }
     #endif
 }
 
+/// The process's peak resident memory so far (`VmHWM` in /proc/self/status),
+/// in KiB; 0 where there is no /proc.
 func peakResidentKilobytes() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
