@@ -101,7 +101,7 @@ import Testing
     }
 
     enum Damage: String, CaseIterable, Sendable {
-        case corrupt, corruptLastByte, truncated, foreign, empty, olderVersion, version2
+        case corrupt, corruptLastByte, twoTopBits, truncated, foreign, empty, olderVersion, version2
 
         func apply(to file: Data) -> Data {
             switch self {
@@ -113,6 +113,17 @@ import Testing
                 // The body's last byte, just before the checksum.
                 var bytes = file
                 bytes[bytes.count - 9] ^= 0x01
+                return bytes
+            case .twoTopBits:
+                // The top bit of two bytes that end 64-bit words of the file,
+                // inside the 300-byte body (which nothing but the checksum
+                // reads): a word-wise checksum that only multiplies lets the
+                // two changes cancel.
+                var bytes = file
+                let bodyStart = bytes.count - 8 - 300
+                let first = bodyStart + (7 - bodyStart % 8 + 8) % 8
+                bytes[bytes.startIndex + first] ^= 0x80
+                bytes[bytes.startIndex + first + 8] ^= 0x80
                 return bytes
             case .truncated: return file.prefix(file.count - 5)
             case .foreign: return Data(#"{"status":200,"body":"not ours"}"#.utf8)
