@@ -90,16 +90,13 @@ enum CacheFileFormat {
                   let vary = fields.fields(),
                   fields.isAtEnd
             else { return nil }
-            var entry = CachedResponse(
+            return CachedResponse(
                 key: key, statusCode: Int(status), headers: headers, body: Data(body),
                 url: url.flatMap { URL(string: $0) },
                 storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: storedAt)),
                 expiresAt: expiresAt.map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) },
-                varyValues: vary
+                etag: etag, lastModified: lastModified, varyValues: vary
             )
-            entry.etag = etag
-            entry.lastModified = lastModified
-            return entry
         }
     }
 

@@ -55,6 +55,25 @@ public struct CachedResponse: Sendable, Equatable {
         expiresAt: Date?,
         varyValues: [String: String] = [:]
     ) {
+        self.init(key: key, statusCode: statusCode, headers: headers, body: body, url: url, storedAt: storedAt,
+                  expiresAt: expiresAt, etag: HeaderFields.value("ETag", in: headers),
+                  lastModified: HeaderFields.value("Last-Modified", in: headers), varyValues: varyValues)
+    }
+
+    /// An entry whose validators are known already (a cache file stores them),
+    /// so the header fields are not searched for them again.
+    init(
+        key: String,
+        statusCode: Int,
+        headers: [String: String],
+        body: Data,
+        url: URL?,
+        storedAt: Date,
+        expiresAt: Date?,
+        etag: String?,
+        lastModified: String?,
+        varyValues: [String: String]
+    ) {
         self.key = key
         self.statusCode = statusCode
         self.headers = headers
@@ -62,8 +81,8 @@ public struct CachedResponse: Sendable, Equatable {
         self.url = url
         self.storedAt = storedAt
         self.expiresAt = expiresAt
-        self.etag = Self.field("ETag", in: headers)
-        self.lastModified = Self.field("Last-Modified", in: headers)
+        self.etag = etag
+        self.lastModified = lastModified
         self.varyValues = varyValues
     }
 
@@ -79,17 +98,11 @@ public struct CachedResponse: Sendable, Equatable {
 
     /// The value of a header field, matched case-insensitively.
     public func value(forHTTPHeaderField name: String) -> String? {
-        Self.field(name, in: headers)
+        HeaderFields.value(name, in: headers)
     }
 
     static let unstoredFields: Set<String> = ["set-cookie", "set-cookie2"]
 
-    /// The field's value, its name matched in any ASCII case (without
-    /// Foundation's locale-aware comparison, which cost a disk hit a fifth of
-    /// its time).
-    static func field(_ name: String, in headers: [String: String]) -> String? {
-        HeaderFields.value(name, in: headers)
-    }
 }
 
 // MARK: - Converting to and from responses
