@@ -64,7 +64,7 @@ final class ZStream {
         return zstream
     }
 
-    static func inflater(windowBits: Int32, bufferSize: Int = streamingBufferSize) throws(Gzip.Error) -> ZStream {
+    static func inflater(windowBits: Int32, bufferSize: Int) throws(Gzip.Error) -> ZStream {
         let zstream = ZStream(direction: .inflate, bufferSize: bufferSize)
         let status = inflateInit2_(zstream.stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         try zstream.open(status)
