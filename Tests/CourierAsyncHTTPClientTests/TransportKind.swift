@@ -63,16 +63,10 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             }
             return try await body(InMemoryTransport(server: server))
         case .asyncHTTPClient:
-            let transport = AsyncHTTPClientTransport(
-                configuration: .init(decompressesResponses: decompressesResponses, serverTrust: serverTrust))
-            do {
-                let result = try await body(transport)
-                try await transport.shutdown()
-                return result
-            } catch {
-                try? await transport.shutdown()
-                throw error
-            }
+            return try await withStarted({
+                AsyncHTTPClientTransport(
+                    configuration: .init(decompressesResponses: decompressesResponses, serverTrust: serverTrust))
+            }, shutdown: { try await $0.shutdown() }, { try await body($0) })
         }
     }
 

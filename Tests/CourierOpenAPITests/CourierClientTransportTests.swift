@@ -48,9 +48,8 @@ import Testing
         try await withServer { server in
             Self.installGreetings(on: server)
             let recorder = OperationRecorder()
-            let client = AsyncHTTPClientTransport()
             // A client that is never shut down traps when released.
-            do {
+            try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { client in
                 let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
                 let provider = Provider<OpenAPIOperation>(transport: transport, plugins: [recorder])
                 let api = Self.client(server, provider)
@@ -64,11 +63,7 @@ import Testing
                 #expect(sent.uri == "/api/greetings/Ada%20Lovelace?language=fr")
                 #expect(sent.header("Accept") == "application/json")
                 #expect(recorder.seen.withLock { $0 } == ["getGreeting/getGreeting", "getGreeting/getGreeting"])
-            } catch {
-                try await client.shutdown()
-                throw error
             }
-            try await client.shutdown()
         }
     }
 

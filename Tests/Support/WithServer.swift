@@ -18,18 +18,23 @@ public func withFaultyServer<Result: Sendable>(
     try await withStarted(FaultyServer.start, shutdown: { await $0.shutdown() }, body)
 }
 
-private func withStarted<Server, Result: Sendable>(
-    _ start: () async throws -> Server,
-    shutdown: (Server) async -> Void,
-    _ body: (Server) async throws -> Result
+/// Starts something that must be shut down (a server, a transport that owns
+/// an AsyncHTTPClient, which traps when released running), runs `body` with
+/// it, and shuts it down whatever `body` does. A failure to shut down is
+/// thrown after a body that succeeded; after one that threw, the body's error
+/// is the one thrown.
+public func withStarted<Resource, Result: Sendable>(
+    _ start: () async throws -> Resource,
+    shutdown: (Resource) async throws -> Void,
+    _ body: (Resource) async throws -> Result
 ) async throws -> Result {
-    let server = try await start()
+    let resource = try await start()
     do {
-        let result = try await body(server)
-        await shutdown(server)
+        let result = try await body(resource)
+        try await shutdown(resource)
         return result
     } catch {
-        await shutdown(server)
+        try? await shutdown(resource)
         throw error
     }
 }
