@@ -1,4 +1,3 @@
-import CMallocCounter
 import CourierCache
 import Foundation
 
@@ -99,9 +98,7 @@ struct CacheBenchmark {
 
     /// Allocations per call of `body`, over `items`.
     private static func allocationsPerItem(_ items: [String], _ body: (String) -> Void) -> Double {
-        let before = courier_bench_allocation_count()
-        for item in items { body(item) }
-        return Double(courier_bench_allocation_count() - before) / Double(max(items.count, 1))
+        allocations { for item in items { body(item) } } / Double(max(items.count, 1))
     }
 
     /// Nanoseconds per lookup of each side (and of the bare side again),

@@ -78,12 +78,6 @@ struct DownloadBenchmark {
         }
         return (fields[0] / 1024, fields[1], fields[2], fields[3])
     }
-
-    struct ChildFailure: Error, CustomStringConvertible {
-        var side: String
-        var output: String
-        var description: String { "download child '\(side)' failed: \(output)" }
-    }
 }
 
 // MARK: - The child
@@ -122,7 +116,7 @@ enum DownloadChild {
         case "bare-AsyncHTTPClient":
             try await bareAsyncHTTPClientDownload(url, to: file)
         default:
-            throw DownloadBenchmark.ChildFailure(side: side, output: "unknown side")
+            throw ChildFailure(side: side, output: "unknown side")
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

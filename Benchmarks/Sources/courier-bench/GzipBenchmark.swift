@@ -1,4 +1,3 @@
-import CMallocCounter
 import CZlibBench
 import CourierGzip
 import Foundation
@@ -24,11 +23,6 @@ struct GzipBenchmark {
         let decompress = try interleavedSeconds(rounds: rounds,
                                              courier: { _ = try Gzip.decompress(compressed, limit: json.count * 2) },
                                              bare: { _ = try Self.zlibInflate(compressed) })
-        func allocations(_ body: () throws -> Void) rethrows -> Double {
-            let before = courier_bench_allocation_count()
-            try body()
-            return Double(courier_bench_allocation_count() - before)
-        }
         return [
             Row(name: "gzip compress 10 MB JSON", unit: "MB/s", courier: megabytes / compress.courier,
                 bare: megabytes / compress.bare, bareAgain: megabytes / compress.bareAgain, higherIsBetter: true),

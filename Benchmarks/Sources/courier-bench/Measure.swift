@@ -108,6 +108,20 @@ func interleavedSeconds(
 
 /// Allocations per call, counted by the `CMallocCounter` interposer (every
 /// allocation in the process, so run it with nothing else going on).
+/// Allocations made while `body` runs (once, synchronously).
+func allocations(_ body: () throws -> Void) rethrows -> Double {
+    let before = courier_bench_allocation_count()
+    try body()
+    return Double(courier_bench_allocation_count() - before)
+}
+
+/// A child process of the benchmark that failed, with what it printed.
+struct ChildFailure: Error, CustomStringConvertible {
+    var side: String
+    var output: String
+    var description: String { "child '\(side)' failed: \(output)" }
+}
+
 func allocationsPerCall(_ count: Int, _ operation: BenchOperation) async throws -> Double {
     let before = courier_bench_allocation_count()
     for _ in 0..<count { try await operation() }

@@ -106,7 +106,7 @@ enum SoloCounts {
         process.waitUntilExit()
         let text = String(decoding: output, as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            throw DownloadBenchmark.ChildFailure(side: command.joined(separator: " "), output: text)
+            throw ChildFailure(side: command.joined(separator: " "), output: text)
         }
         return text
     }
