@@ -179,6 +179,6 @@ extension Provider {
     private static func defaultURL(for target: Target) -> URL {
         let path = target.path
         guard !path.isEmpty else { return target.baseURL }
-        return target.baseURL.appendingPathComponent(path)
+        return target.baseURL.appendingPathComponentQuickly(path)
     }
 }

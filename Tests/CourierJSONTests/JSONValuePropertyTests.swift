@@ -1,19 +1,7 @@
 import CourierJSON
+import CourierTestSupport
 import Foundation
 import Testing
-
-/// SplitMix64: a small seeded generator, so a failing case can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private func randomString(_ rng: inout SeededGenerator) -> String {
     let pool: [Unicode.Scalar] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "€", "\u{2028}", "😀", "中"]
@@ -55,7 +43,7 @@ private func randomValue(_ rng: inout SeededGenerator, depth: Int) -> JSONValue 
 @Suite struct JSONValuePropertyTests {
     @Test(arguments: [UInt64(1), 42, 2026])
     func roundTripsThroughJSONEncoderAndDecoder(seed: UInt64) throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         for iteration in 0..<400 {
             let value = randomValue(&rng, depth: 0)
             let decoded = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
@@ -66,7 +54,7 @@ private func randomValue(_ rng: inout SeededGenerator, depth: Int) -> JSONValue 
 
     @Test(arguments: [UInt64(7), 99])
     func descriptionParsesBackToTheSameValue(seed: UInt64) throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         for iteration in 0..<400 {
             let value = randomValue(&rng, depth: 0)
             let parsed = try JSONDecoder().decode(JSONValue.self, from: Data(value.description.utf8))

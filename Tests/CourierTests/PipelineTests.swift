@@ -119,6 +119,34 @@ import Testing
         #expect(endpoint == reparsed)
     }
 
+    /// The default endpoint joins base URL and path without Foundation's
+    /// `appendingPathComponent` when nothing needs encoding: for every base
+    /// and path, plain or not, the URL must be the one it would give.
+    @Test func theDefaultEndpointJoinsBaseAndPathAsAppendingPathComponentDoes() throws {
+        let bases = ["http://h", "http://h/", "https://h/api", "http://h/api/", "HTTPS://u:p@H:8080/a/b", "http://h//",
+                     "http://127.0.0.1:1", "http://h/a%20b", "http://[::1]:80/x", "http://h/a;p", "http://h/api?q=1",
+                     "http://h/#f", "ws://h/a", "http:h"]
+        var paths = ["json", "/json", "json/", "/json/", "a/b", "a//b", "//a", "/", "//", ".", "..", "a/../b", "./a", "~x",
+                     "a b", "ä", "a?b", "a#b", "a%20b", "a;b", ":a", "a:b", "@", "a/.", "/.."]
+        // And random paths of the characters that are joined as they are.
+        var generator = SeededGenerator(seed: 15)
+        let plain = Array("abXY09-_.~/")
+        for _ in 0..<300 {
+            paths.append(String((0..<Int.random(in: 1...8, using: &generator)).map { _ in plain.randomElement(using: &generator)! }))
+        }
+        for base in bases {
+            let baseURL = try #require(URL(string: base))
+            for path in paths {
+                let endpoint = Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(baseURL, path: path))
+                let expected = baseURL.appendingPathComponent(path).absoluteURL
+                #expect(endpoint.url == expected.absoluteString, "\(base) + \(path)")
+                if expected.host != nil {
+                    #expect(try endpoint.urlRequest().url == expected, "\(base) + \(path)")
+                }
+            }
+        }
+    }
+
     @Test func aBaseURLRelativeToAnotherBecomesAbsoluteAndOneWithoutAHostIsRefused() throws {
         let relative = try #require(URL(string: "v2/", relativeTo: URL(string: "https://api.example.com/root/")))
         let request = try Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(relative, path: "items")).urlRequest()

@@ -1,0 +1,60 @@
+import Foundation
+
+extension URL {
+    /// `appendingPathComponent(path)`, without its cost in the common case.
+    ///
+    /// Foundation's `appendingPathComponent` percent-encodes the component,
+    /// infers from the path (and for a file URL from the file system) whether
+    /// it names a directory, and rebuilds the URL from its parts: about 2 µs
+    /// a call on Linux, the largest single cost of building a request. For an
+    /// `http` or `https` base URL without a query or fragment and a path of
+    /// unreserved characters and slashes, nothing needs encoding and nothing
+    /// is a file, and the result is the joined string parsed once, at about a
+    /// third of the cost. Everything else goes to `appendingPathComponent`.
+    /// The tests hold the two equal for every such pair they make.
+    func appendingPathComponentQuickly(_ path: String) -> URL {
+        let base = absoluteString
+        guard Self.isPlainHTTPBase(base), Self.isPlainPath(path) else {
+            return appendingPathComponent(path)
+        }
+        var joined = base
+        switch (base.utf8.last == UInt8(ascii: "/"), path.utf8.first == UInt8(ascii: "/")) {
+        case (true, true): joined += path.dropFirst()
+        case (false, false): joined += "/" + path
+        default: joined += path
+        }
+        return URL(string: joined) ?? appendingPathComponent(path)
+    }
+
+    /// An absolute `http://` or `https://` URL string (any letter case)
+    /// without a query or fragment.
+    private static func isPlainHTTPBase(_ string: String) -> Bool {
+        var bytes = string.utf8.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected else { return false }
+        }
+        var next = bytes.next()
+        if next.map({ $0 | 0x20 }) == UInt8(ascii: "s") { next = bytes.next() }
+        guard next == UInt8(ascii: ":"), bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else {
+            return false
+        }
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { return false }
+        }
+        return true
+    }
+
+    /// A path of ASCII letters, digits, `-`, `_`, `.`, `~` and `/` only.
+    private static func isPlainPath(_ path: String) -> Bool {
+        path.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                 UInt8(ascii: "~"), UInt8(ascii: "/"):
+                true
+            default:
+                false
+            }
+        }
+    }
+}
