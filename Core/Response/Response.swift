@@ -2,24 +2,36 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A response from the server, or from a stub: status code, body, and the
 /// request and HTTP response it came from.
 public struct Response: Sendable, CustomStringConvertible {
+    /// Everything the response holds, in one object: a response is copied
+    /// from plugin to plugin, and one reference is one retain per copy.
+    private let box: StorageBox
+    private var storage: Storage { box.storage }
+
     /// The HTTP status code.
-    public let statusCode: Int
+    public var statusCode: Int { storage.parts.statusCode }
     /// The body. Empty for a download, whose body is in `fileURL`.
-    public let data: Data
+    public var data: Data { storage.parts.data }
     /// The request as it was sent, after every plugin's `prepare`.
-    public let request: URLRequest?
+    public var request: URLRequest? { storage.parts.request }
     /// Where a download's body was written, for the download tasks: at its
     /// destination once the call returns; while plugins see the response, in
     /// its temporary file next to the destination (it is moved only after
     /// validation passed).
-    public let fileURL: URL?
-    private let head: Head
+    public var fileURL: URL? { storage.parts.fileURL }
+    private var head: Head { storage.parts.head }
     /// A download still in its temporary file, placed after validation.
-    let download: DownloadFile?
+    var download: DownloadFile? { storage.parts.download }
 
     /// The HTTP response, with its header fields.
     ///
@@ -29,7 +41,7 @@ public struct Response: Sendable, CustomStringConvertible {
         switch head {
         case .none: nil
         case .made(let response): response
-        case .deferred(let deferred): deferred.response
+        case .deferred(let url, let fields): storage.made(url: url, statusCode: statusCode, fields: fields)
         }
     }
 
@@ -52,12 +64,8 @@ public struct Response: Sendable, CustomStringConvertible {
         response: HTTPURLResponse? = nil,
         fileURL: URL? = nil
     ) {
-        self.statusCode = statusCode
-        self.data = data
-        self.request = request
-        self.head = response.map(Head.made) ?? .none
-        self.fileURL = fileURL
-        self.download = nil
+        self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: fileURL,
+                        head: response.map(Head.made) ?? .none, download: nil))
     }
 
     /// Creates a response from its status code and header fields, for a
@@ -87,28 +95,18 @@ public struct Response: Sendable, CustomStringConvertible {
         headerFields: [String: String],
         fileURL: URL? = nil
     ) {
-        self.statusCode = statusCode
-        self.data = data
-        self.request = request
-        self.head = .deferred(DeferredHTTPResponse(url: url, statusCode: statusCode, fields: headerFields))
-        self.fileURL = fileURL
-        self.download = nil
+        self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: fileURL,
+                        head: .deferred(url: url, fields: headerFields), download: nil))
     }
 
     /// A download in its temporary file, from the transfer stage.
     init(statusCode: Int, data: Data, request: URLRequest?, url: URL, headerFields: [String: String], download: DownloadFile) {
-        self.init(statusCode: statusCode, data: data, request: request,
-                  head: .deferred(DeferredHTTPResponse(url: url, statusCode: statusCode, fields: headerFields)),
-                  fileURL: download.temporaryURL, download: download)
+        self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: download.temporaryURL,
+                        head: .deferred(url: url, fields: headerFields), download: download))
     }
 
-    private init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?, download: DownloadFile?) {
-        self.statusCode = statusCode
-        self.data = data
-        self.request = request
-        self.head = head
-        self.fileURL = fileURL
-        self.download = download
+    private init(_ parts: Parts, made: HTTPURLResponse? = nil) {
+        box = StorageBox(storage: Storage.make(parts, made: made))
     }
 
     /// The value of a response header field, matched case-insensitively.
@@ -116,7 +114,7 @@ public struct Response: Sendable, CustomStringConvertible {
         switch head {
         case .none: nil
         case .made(let response): response.value(forHTTPHeaderField: field)
-        case .deferred(let deferred): deferred.value(forHTTPHeaderField: field)
+        case .deferred(_, let fields): HeaderFields.value(field, in: fields)
         }
     }
 
@@ -127,60 +125,111 @@ public struct Response: Sendable, CustomStringConvertible {
     /// Returns a copy with another body (for plugins that rewrite it, such as
     /// decompression).
     public func replacing(data: Data) -> Response {
-        Response(statusCode: statusCode, data: data, request: request, head: head, fileURL: fileURL, download: download)
+        var parts = storage.parts
+        parts.data = data
+        return Response(parts, made: storage.madeSoFar)
     }
 
     /// Returns a copy with another HTTP response (for plugins that rewrite
     /// headers).
     public func replacing(response: HTTPURLResponse?) -> Response {
-        Response(statusCode: response?.statusCode ?? statusCode, data: data, request: request,
-                 head: response.map(Head.made) ?? .none, fileURL: fileURL, download: download)
+        var parts = storage.parts
+        parts.statusCode = response?.statusCode ?? statusCode
+        parts.head = response.map(Head.made) ?? .none
+        return Response(parts)
     }
 
     /// Moves a download from its temporary file to its destination; the
     /// response unchanged when it is not a download waiting to be placed.
     func placingDownload() throws(NetworkError) -> Response {
         guard let download else { return self }
-        let placed = try download.place()
-        return Response(statusCode: statusCode, data: data, request: request, head: head, fileURL: placed, download: nil)
+        var parts = storage.parts
+        parts.fileURL = try download.place()
+        parts.download = nil
+        return Response(parts, made: storage.madeSoFar)
     }
 }
 
-// MARK: - The HTTP response, made or deferred
+// MARK: - Storage
 
 extension Response {
+    /// The HTTP response: none, the one given, or its URL and fields, from
+    /// which one is made on first read.
     fileprivate enum Head: Sendable {
         case none
         case made(HTTPURLResponse)
-        case deferred(DeferredHTTPResponse)
-    }
-}
-
-/// Status code and header fields whose `HTTPURLResponse` is made on first
-/// read; the copies of one ``Response`` share the one that is made. A struct
-/// around the lock, so a response costs one allocation for it, not two.
-private struct DeferredHTTPResponse: Sendable {
-    let url: URL
-    let statusCode: Int
-    let fields: [String: String]
-    private let made = Locked<HTTPURLResponse?>(nil)
-
-    init(url: URL, statusCode: Int, fields: [String: String]) {
-        self.url = url
-        self.statusCode = statusCode
-        self.fields = fields
+        case deferred(url: URL, fields: [String: String])
     }
 
-    var response: HTTPURLResponse? {
-        made.withLock { made in
-            if let made { return made }
-            made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
-            return made
+    fileprivate struct Parts: Sendable {
+        var statusCode: Int
+        var data: Data
+        var request: URLRequest?
+        var fileURL: URL?
+        var head: Head
+        var download: DownloadFile?
+    }
+
+    /// The parts, and the response made from a deferred head once read.
+    fileprivate struct Contents {
+        let parts: Parts
+        var made: HTTPURLResponse?
+    }
+
+    /// The contents and the lock that guards the response made from a
+    /// deferred head, in one allocation. The parts never change after they
+    /// are made, so they are read without the lock.
+    /// The storage, sendable: its parts never change and what does change is
+    /// only touched under its lock. (A `ManagedBuffer` subclass cannot
+    /// declare that itself.)
+    fileprivate struct StorageBox: @unchecked Sendable {
+        let storage: Storage
+    }
+
+    fileprivate final class Storage: ManagedBuffer<Contents, pthread_mutex_t> {
+        static func make(_ parts: Parts, made: HTTPURLResponse?) -> Storage {
+            let buffer = Storage.create(minimumCapacity: 1) { _ in Contents(parts: parts, made: made) }
+            buffer.withUnsafeMutablePointerToElements { mutex in
+                mutex.initialize(to: pthread_mutex_t())
+                pthread_mutex_init(mutex, nil)
+            }
+            // `create` returns the dynamic type it was called on.
+            return unsafeDowncast(buffer, to: Storage.self)
         }
-    }
 
-    func value(forHTTPHeaderField name: String) -> String? {
-        HeaderFields.value(name, in: fields)
+        var parts: Parts {
+            withUnsafeMutablePointerToHeader { $0.pointee.parts }
+        }
+
+        /// The HTTP response made from `url` and `fields`, made on the first
+        /// call and kept.
+        func made(url: URL, statusCode: Int, fields: [String: String]) -> HTTPURLResponse? {
+            withUnsafeMutablePointers { contents, mutex in
+                pthread_mutex_lock(mutex)
+                defer { pthread_mutex_unlock(mutex) }
+                if let made = contents.pointee.made { return made }
+                let made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+                contents.pointee.made = made
+                return made
+            }
+        }
+
+        /// The response made so far, if any, for a copy to keep.
+        var madeSoFar: HTTPURLResponse? {
+            withUnsafeMutablePointers { contents, mutex in
+                pthread_mutex_lock(mutex)
+                defer { pthread_mutex_unlock(mutex) }
+                return contents.pointee.made
+            }
+        }
+
+        // The header (the contents) is deinitialized by ManagedBuffer itself.
+        deinit {
+            withUnsafeMutablePointerToElements { mutex in
+                pthread_mutex_destroy(mutex)
+                _ = mutex.deinitialize(count: 1)
+            }
+        }
     }
 }
 
@@ -252,7 +301,7 @@ extension Response.Head {
         switch self {
         case .none: nil
         case .made(let response): response.url
-        case .deferred(let deferred): deferred.url
+        case .deferred(let url, _): url
         }
     }
 
@@ -266,8 +315,8 @@ extension Response.Head {
                 fields[name] = value
             }
             return fields
-        case .deferred(let deferred):
-            return deferred.fields
+        case .deferred(_, let fields):
+            return fields
         }
     }
 }

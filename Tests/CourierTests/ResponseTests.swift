@@ -36,6 +36,21 @@ import Testing
         #expect(deferred.response === http)
     }
 
+    @Test func theHTTPURLResponseIsMadeOnceWhenManyTasksReadItAtOnceAndACopyKeepsIt() async {
+        let response = Response(statusCode: 200, data: Data(), url: url, headerFields: fields)
+        let made = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+            for _ in 0..<16 {
+                group.addTask { response.response.map(ObjectIdentifier.init) }
+            }
+            var made = Set<ObjectIdentifier?>()
+            for await identifier in group { made.insert(identifier) }
+            return made
+        }
+        #expect(made.count == 1)
+        #expect(made.first != nil)
+        #expect(response.replacing(data: Data("b".utf8)).response === response.response)
+    }
+
     @Test func aReplacedBodyKeepsTheHeaders() {
         let response = Response(statusCode: 200, data: Data("a".utf8), url: url, headerFields: fields)
             .replacing(data: Data("b".utf8))
