@@ -29,19 +29,8 @@ extension URL {
     /// An absolute `http://` or `https://` URL string (any letter case)
     /// without a query or fragment.
     private static func isPlainHTTPBase(_ string: String) -> Bool {
-        var bytes = string.utf8.makeIterator()
-        for expected in "http".utf8 {
-            guard let byte = bytes.next(), byte | 0x20 == expected else { return false }
-        }
-        var next = bytes.next()
-        if next.map({ $0 | 0x20 }) == UInt8(ascii: "s") { next = bytes.next() }
-        guard next == UInt8(ascii: ":"), bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else {
-            return false
-        }
-        while let byte = bytes.next() {
-            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { return false }
-        }
-        return true
+        guard let prefix = httpSchemePrefixLength(string) else { return false }
+        return !string.utf8.dropFirst(prefix).contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
     }
 
     /// A path of ASCII letters, digits, `-`, `_`, `.`, `~` and `/` only.

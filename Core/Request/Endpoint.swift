@@ -138,8 +138,8 @@ public struct Endpoint: Sendable {
     /// - Throws: ``NetworkError/requestBuildFailed(_:)`` when the URL is not
     ///   valid, the parameters cannot be encoded or an `Encodable` throws.
     public func urlRequest() throws(NetworkError) -> URLRequest {
-        guard let url = madeFrom ?? URL(string: url), let scheme = url.scheme, !scheme.isEmpty,
-              let host = url.checkedHost, !host.isEmpty
+        guard let url = madeFrom ?? URL(string: url),
+              url.isPlainHTTPWithHost || url.scheme?.isEmpty == false && url.checkedHost?.isEmpty == false
         else {
             throw .requestBuildFailed(RequestBuildFailure.invalidURL(self.url))
         }

@@ -46,7 +46,7 @@ struct Transfer: Sendable {
     /// returns the response: the body in memory, or a download in a temporary
     /// file next to its destination, waiting for ``Response/placingDownload()``.
     func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
-        guard let url = request.url, let scheme = url.scheme, Self.isHTTP(scheme), url.checkedHost != nil else {
+        guard let url = request.url, url.isPlainHTTPWithHost || url.scheme.map(Self.isHTTP) == true && url.checkedHost != nil else {
             throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
         }
         let (first, temporaryBody) = try OutgoingRequest.make(request, uploadFile: inputs.uploadFile)

@@ -147,6 +147,32 @@ import Testing
         }
     }
 
+    /// The usual URL's scheme and host are told from its string without
+    /// Foundation parsing them again; every URL must still be accepted
+    /// exactly when it has a scheme and a host that decodes.
+    @Test func anEndpointAcceptsExactlyTheURLsWithASchemeAndAHostThatDecodes() {
+        var urls = ["http://h", "http://h/", "https://a.b-c.d:8080/x?y#z", "HTTP://H:1", "hTTpS://h?q", "http://h#f",
+                    "http://h:/", "http://:80/", "http:///x", "http://u:p@h/", "http://[::1]:9/", "http://%FF/",
+                    "http://h%41/", "http://%41/", "http://é.com/", "http://h_h/", "ftp://h/", "http:h", "http:/h",
+                    "http://h:8a/", "http://-/", "http://./", "https://h:99999/", "httpx://h/", "//h/x", "h/x"]
+        var generator = SeededGenerator(seed: 11)
+        let pieces = ["h", "H", "1", ".", "-", ":", "8", "@", "[", "]", "%", "%41", "?", "#", "/", "_", "é", " "]
+        for _ in 0..<400 {
+            let authority = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+            urls.append(["http://", "https://", "HTTP://"].randomElement(using: &generator)! + authority.joined())
+        }
+        for string in urls {
+            guard let url = URL(string: string) else { continue }
+            let host = url.host(percentEncoded: true) ?? ""
+            let hasSchemeAndHost = url.scheme?.isEmpty == false && !host.isEmpty
+                && (!host.contains("%") || url.host(percentEncoded: false) != nil)
+            let endpoint = Endpoint(url: string, sampleResponseClosure: { .networkResponse(200, Data()) }, method: .get,
+                                    task: .requestPlain, httpHeaderFields: nil)
+            let accepted = (try? endpoint.urlRequest()) != nil
+            #expect(accepted == hasSchemeAndHost, "\(string)")
+        }
+    }
+
     @Test func aBaseURLRelativeToAnotherBecomesAbsoluteAndOneWithoutAHostIsRefused() throws {
         let relative = try #require(URL(string: "v2/", relativeTo: URL(string: "https://api.example.com/root/")))
         let request = try Provider<TestTarget>.defaultEndpointMapping(for: TestTarget(relative, path: "items")).urlRequest()
