@@ -17,43 +17,41 @@ extension URL {
     /// hundred nanoseconds on every request). `false` says only that those
     /// full checks must decide.
     var isPlainHTTPWithHost: Bool {
-        let string = absoluteString
-        guard let prefix = Self.httpSchemePrefixLength(string) else { return false }
-        var rest = string.utf8.dropFirst(prefix)
-        let host = rest.prefix { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"):
-                true
-            default:
-                false
+        var string = absoluteString
+        return string.withUTF8 { bytes in
+            guard var index = Self.httpSchemePrefixLength(bytes) else { return false }
+            let hostStart = index
+            while index < bytes.count, Self.isHostByte(bytes[index]) { index += 1 }
+            guard index > hostStart else { return false }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+                index += 1
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             }
+            guard index < bytes.count else { return true }
+            return bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#")
         }
-        guard !host.isEmpty else { return false }
-        rest = rest.dropFirst(host.count)
-        if rest.first == UInt8(ascii: ":") {
-            rest = rest.dropFirst().drop { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        }
-        guard let next = rest.first else { return true }
-        return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
     }
 
     /// The length of `http://` or `https://`, in any letter case, at the
-    /// start of `string`; `nil` when it starts otherwise.
-    static func httpSchemePrefixLength(_ string: String) -> Int? {
-        var bytes = string.utf8.makeIterator()
-        for expected in "http".utf8 {
-            guard let byte = bytes.next(), byte | 0x20 == expected else { return nil }
+    /// start of `bytes`; `nil` when they start otherwise.
+    static func httpSchemePrefixLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 7, bytes[0] | 0x20 == UInt8(ascii: "h"), bytes[1] | 0x20 == UInt8(ascii: "t"),
+              bytes[2] | 0x20 == UInt8(ascii: "t"), bytes[3] | 0x20 == UInt8(ascii: "p")
+        else { return nil }
+        let colon = bytes[4] | 0x20 == UInt8(ascii: "s") ? 5 : 4
+        guard bytes.count >= colon + 3, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+              bytes[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
+        return colon + 3
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "-"):
+            true
+        default:
+            false
         }
-        var length = 4
-        var next = bytes.next()
-        if next.map({ $0 | 0x20 }) == UInt8(ascii: "s") {
-            length += 1
-            next = bytes.next()
-        }
-        guard next == UInt8(ascii: ":"), bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else {
-            return nil
-        }
-        return length + 3
     }
 }

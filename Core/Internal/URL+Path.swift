@@ -13,29 +13,29 @@ extension URL {
     /// third of the cost. Everything else goes to `appendingPathComponent`.
     /// The tests hold the two equal for every such pair they make.
     func appendingPathComponentQuickly(_ path: String) -> URL {
-        let base = absoluteString
-        guard Self.isPlainHTTPBase(base), Self.isPlainPath(path) else {
+        var base = absoluteString
+        var plainPath = path
+        guard base.withUTF8(Self.isPlainHTTPBase), plainPath.withUTF8(Self.isPlainPath) else {
             return appendingPathComponent(path)
         }
-        var joined = base
         switch (base.utf8.last == UInt8(ascii: "/"), path.utf8.first == UInt8(ascii: "/")) {
-        case (true, true): joined += path.dropFirst()
-        case (false, false): joined += "/" + path
-        default: joined += path
+        case (true, true): base += path.dropFirst()
+        case (false, false): base += "/" + path
+        default: base += path
         }
-        return URL(string: joined) ?? appendingPathComponent(path)
+        return URL(string: base) ?? appendingPathComponent(path)
     }
 
-    /// An absolute `http://` or `https://` URL string (any letter case)
-    /// without a query or fragment.
-    private static func isPlainHTTPBase(_ string: String) -> Bool {
-        guard let prefix = httpSchemePrefixLength(string) else { return false }
-        return !string.utf8.dropFirst(prefix).contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+    /// An absolute `http://` or `https://` URL (any letter case) without a
+    /// query or fragment.
+    private static func isPlainHTTPBase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let prefix = httpSchemePrefixLength(bytes) else { return false }
+        return !bytes[prefix...].contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
     }
 
     /// A path of ASCII letters, digits, `-`, `_`, `.`, `~` and `/` only.
-    private static func isPlainPath(_ path: String) -> Bool {
-        path.utf8.allSatisfy { byte in
+    private static func isPlainPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
