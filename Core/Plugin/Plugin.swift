@@ -4,7 +4,9 @@ import FoundationNetworking
 #endif
 
 /// Middleware for a ``Provider``: five hooks around every request, each with a
-/// default that does nothing, so a plugin writes only the ones it needs.
+/// default that does nothing, so a plugin writes only the ones it needs. A
+/// hook a plugin does not write costs nothing: after the first calls the
+/// provider knows it is the default and no longer calls it.
 ///
 /// ## The order of the hooks
 /// For `provider.request(target)`, with `plugins: [a, b]`:
@@ -99,20 +101,34 @@ public protocol Plugin: Sendable {
 public typealias PluginNext = @Sendable (URLRequest) async throws(NetworkError) -> Response
 
 extension Plugin {
+    // Each default tells the call's probe that it ran, so the provider learns
+    // to skip it (see `PluginHookLedger`).
+
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
-        request
+        reportDefault(.prepare, to: context)
+        return request
     }
 
-    public func willSend(_ request: URLRequest, context: RequestContext) async {}
+    public func willSend(_ request: URLRequest, context: RequestContext) async {
+        reportDefault(.willSend, to: context)
+    }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        try await next(request)
+        reportDefault(.intercept, to: context)
+        return try await next(request)
     }
 
-    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {}
+    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+        reportDefault(.didReceive, to: context)
+    }
 
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
-        result
+        reportDefault(.process, to: context)
+        return result
+    }
+
+    private func reportDefault(_ hook: PluginHooks, to context: RequestContext) {
+        context.hookProbe?.reportDefault(hook, type: ObjectIdentifier(type(of: self)))
     }
 }
 

@@ -29,6 +29,12 @@ public struct RequestContext: Sendable {
     /// The transmissions so far and the events, in one lock (one allocation
     /// per call).
     private let progress: Locked<(attempts: Int, events: [Event])>
+    /// Per plugin, the hooks the pipeline skips because they are the
+    /// protocol's defaults (see ``PluginHookLedger``).
+    let hookDefaults: [PluginHooks]
+    /// While the provider still learns which hooks are defaults, where the
+    /// defaults report themselves.
+    let hookProbe: HookProbe?
 
     /// The operation the call performs, when the caller named one: an
     /// OpenAPI operation ID for calls of `CourierOpenAPI`, or whatever
@@ -41,9 +47,12 @@ public struct RequestContext: Sendable {
         options: RequestOptions,
         stubBehavior: StubBehavior,
         isDownload: Bool = false,
-        isFileUpload: Bool = false
+        isFileUpload: Bool = false,
+        hooks: (defaults: [PluginHooks], probe: HookProbe?)
     ) {
         self.target = target
+        self.hookDefaults = hooks.defaults
+        self.hookProbe = hooks.probe
         self.id = RequestContext.nextID.withLock { id in
             id += 1
             return id
@@ -77,6 +86,18 @@ public struct RequestContext: Sendable {
     }
 
     /// Marks the call as uploading from a file, once its body is built.
+    /// Whether the pipeline calls `hook` of `plugins[index]`: not when it is
+    /// the protocol's default. When it does, the probe (if any) is armed for
+    /// the call. (The plugin is only read when there is a probe: copying it
+    /// out of the array costs more than the check.)
+    func calls(_ hook: PluginHooks, ofPluginAt index: Int, in plugins: [any Plugin]) -> Bool {
+        guard !hookDefaults[index].contains(hook) else { return false }
+        if let hookProbe {
+            hookProbe.arm(hook, index: index, plugin: plugins[index])
+        }
+        return true
+    }
+
     mutating func markFileUpload() {
         isFileUpload = true
     }

@@ -22,7 +22,7 @@ extension Provider {
                                     downloads: destination == nil ? nil : DownloadLedger())
         defer { inputs.downloads?.discardUnplaced() }
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
-                                     isDownload: inputs.downloadDestination != nil)
+                                     isDownload: inputs.downloadDestination != nil, hooks: pluginHooks.plan())
         inputs.context = context
         let result: Result<Response, NetworkError>
         do throws(NetworkError) {
@@ -41,12 +41,15 @@ extension Provider {
             result = .failure(error)
         }
 
-        for plugin in plugins {
-            await plugin.didReceive(result, context: context)
+        for index in plugins.indices where context.calls(.didReceive, ofPluginAt: index, in: plugins) {
+            await plugins[index].didReceive(result, context: context)
         }
         var processed = result
-        for plugin in plugins {
-            processed = await plugin.process(processed, context: context)
+        for index in plugins.indices where context.calls(.process, ofPluginAt: index, in: plugins) {
+            processed = await plugins[index].process(processed, context: context)
+        }
+        if let probe = context.hookProbe {
+            pluginHooks.record(probe)
         }
         let response = try processed.get()
         guard target.validationType.accepts(response.statusCode) else {
@@ -76,7 +79,8 @@ extension Provider {
 
     private func prepare(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> URLRequest {
         var request = request
-        for plugin in plugins {
+        for index in plugins.indices where context.calls(.prepare, ofPluginAt: index, in: plugins) {
+            let plugin = plugins[index]
             do {
                 request = try await plugin.prepare(request, context: context)
             } catch {
@@ -99,7 +103,9 @@ extension Provider {
         sample: Endpoint.SampleResponseClosure,
         from index: Int = 0
     ) async throws(NetworkError) -> Response {
-        guard index < plugins.count else {
+        // The next plugin whose intercept is its own, not the default.
+        let next = plugins.indices[index...].first { context.calls(.intercept, ofPluginAt: $0, in: plugins) }
+        guard let index = next else {
             return try await transmit(request, context: context, inputs: inputs, sample: sample)
         }
         let plugin = plugins[index]
@@ -122,8 +128,8 @@ extension Provider {
     ) async throws(NetworkError) -> Response {
         if Task.isCancelled { throw .cancelled }
         _ = context.beginAttempt()
-        for plugin in plugins {
-            await plugin.willSend(request, context: context)
+        for index in plugins.indices where context.calls(.willSend, ofPluginAt: index, in: plugins) {
+            await plugins[index].willSend(request, context: context)
         }
         switch context.stubBehavior {
         case .never:
