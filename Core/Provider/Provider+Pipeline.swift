@@ -6,9 +6,15 @@ import FoundationNetworking
 // The request pipeline, step by step: endpoint, URLRequest, prepare, the
 // intercept chain around willSend and the transfer stage, didReceive,
 // process, validation, and placing a download.
+//
+// The steps (here and in the transfer stage) are `nonisolated(nonsending)`:
+// they run on the executor of the public call that starts them, which is
+// itself nonisolated and so never the caller's actor, instead of each
+// switching to the global executor on entry (half of a stub request's task
+// switches).
 
 extension Provider {
-    func perform(_ target: Target, options: RequestOptions) async throws(NetworkError) -> Response {
+    nonisolated(nonsending) func perform(_ target: Target, options: RequestOptions) async throws(NetworkError) -> Response {
         var endpoint = endpointClosure(target)
         if endpoint.timeout == nil {
             endpoint = endpoint.replacing(timeout: transfer.timeout)
@@ -65,7 +71,7 @@ extension Provider {
 
     // MARK: - Steps
 
-    private func buildRequest(_ endpoint: Endpoint) async throws(NetworkError) -> URLRequest {
+    nonisolated(nonsending) private func buildRequest(_ endpoint: Endpoint) async throws(NetworkError) -> URLRequest {
         do {
             return try await requestClosure(endpoint)
         } catch let error as NetworkError {
@@ -77,7 +83,7 @@ extension Provider {
         }
     }
 
-    private func prepare(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> URLRequest {
+    nonisolated(nonsending) private func prepare(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> URLRequest {
         var request = request
         for index in plugins.indices where context.calls(.prepare, ofPluginAt: index, in: plugins) {
             let plugin = plugins[index]
@@ -96,7 +102,7 @@ extension Provider {
     /// stays non-escaping and is made on the task's stack instead of the heap
     /// (a chain built up front as escaping closures cost an allocation for
     /// each plugin and one more on every request).
-    private func intercepted(
+    nonisolated(nonsending) private func intercepted(
         _ request: URLRequest,
         context: RequestContext,
         inputs: TransferInputs,
@@ -120,7 +126,7 @@ extension Provider {
 
     /// One transmission: every plugin's `willSend`, then the stub or the
     /// transfer stage.
-    private func transmit(
+    nonisolated(nonsending) private func transmit(
         _ request: URLRequest,
         context: RequestContext,
         inputs: TransferInputs,

@@ -45,7 +45,7 @@ struct Transfer: Sendable {
     /// Sends `request` (as it left the plugins), follows its redirects and
     /// returns the response: the body in memory, or a download in a temporary
     /// file next to its destination, waiting for ``Response/placingDownload()``.
-    func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
+    nonisolated(nonsending) func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
         guard let url = request.url, url.isPlainHTTPWithHost || url.scheme.map(Self.isHTTP) == true && url.checkedHost != nil else {
             throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
         }
@@ -104,7 +104,7 @@ struct Transfer: Sendable {
 
     // MARK: - Steps
 
-    private func send(_ request: OutgoingRequest, collects: Bool, control: TransferControl) async throws(NetworkError) -> TransportResponse {
+    nonisolated(nonsending) private func send(_ request: OutgoingRequest, collects: Bool, control: TransferControl) async throws(NetworkError) -> TransportResponse {
         let transportRequest = TransportRequest(urlRequest: request.urlRequest, uploadFile: request.uploadFile,
                                                 bodyLength: request.bodyLength, collectsBody: collects, control: control)
         let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
@@ -125,7 +125,7 @@ struct Transfer: Sendable {
         }
     }
 
-    private func download(
+    nonisolated(nonsending) private func download(
         _ head: TransportResponse,
         for request: OutgoingRequest,
         to destination: DownloadDestination,
@@ -158,7 +158,7 @@ struct Transfer: Sendable {
 
     /// Reads the body into `sink` under `limit`, reporting download progress,
     /// and checks it arrived whole. Returns its length.
-    private func receive(
+    nonisolated(nonsending) private func receive(
         _ head: TransportResponse,
         for request: OutgoingRequest,
         limit: ResponseTooLarge?,
@@ -232,7 +232,7 @@ struct Transfer: Sendable {
 
     /// Reads and drops a redirect's body, up to 1 MiB; a longer one ends the
     /// transfer instead.
-    private func discard(_ body: ResponseBody, control: TransferControl) async {
+    nonisolated(nonsending) private func discard(_ body: ResponseBody, control: TransferControl) async {
         guard case .stream(let stream) = body.storage else { return }
         control.onAbort { stream.stop() }
         var dropped = 0
