@@ -20,13 +20,26 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|bare N [C]: only N requests (C at a time, 1 unless
-// given) of one side of the HTTP pair whose name contains NAME, for a profiler
-// such as `perf record -g`.
+// --profile NAME courier|bare|bare-delegate N [C] [--nginx]: only N requests
+// (C at a time, 1 unless given) of one side of the HTTP pair whose name
+// contains NAME, for a profiler such as `perf record -g`; with --nginx against
+// the nginx of Benchmarks/nginx/run instead of the in-process server.
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 3]) {
     let server = try await BenchServer.start()
-    let clients = ClientSet(baseURL: server.baseURL)
+    // With --nginx, against the nginx of Benchmarks/nginx/run, so that the
+    // process holds the client alone.
+    let baseURL: URL
+    if arguments.contains("--nginx") {
+        guard let nginx = await Nginx.probe() else {
+            log("--nginx: no nginx serving the bench's document (start Benchmarks/nginx/run)")
+            exit(2)
+        }
+        baseURL = nginx
+    } else {
+        baseURL = server.baseURL
+    }
+    let clients = ClientSet(baseURL: baseURL)
     let pairs = clients.pipelinePairs.map { ClientPair(name: "pipeline \($0.name)", courier: $0.courier, bare: $0.bare) }
         + clients.transportPairs
     guard let pair = pairs.first(where: { $0.name.contains(arguments[index + 1]) }) else {
@@ -36,7 +49,7 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     // "bare-delegate": AsyncHTTPClient's delegate API, for the pairs on it.
     let operation = switch arguments[index + 2] {
     case "bare": pair.bare
-    case "bare-delegate": Clients.bareAsyncHTTPClientDelegate(clients.httpClient, baseURL: server.baseURL)
+    case "bare-delegate": Clients.bareAsyncHTTPClientDelegate(clients.httpClient, baseURL: baseURL)
     default: pair.courier
     }
     let concurrency = arguments.count > index + 4 ? max(1, Int(arguments[index + 4]) ?? 1) : 1
