@@ -66,7 +66,7 @@ public final class MemoryResponseCache: ResponseCaching {
     /// The entry for `key`, unless it has expired; marks it as recently used.
     public func entry(forKey key: String) -> CachedResponse? {
         state.withLock { state in
-            guard let slot = state.slot(of: key), let entry = state.value(at: slot) else { return nil }
+            guard let (entry, slot) = state.entry(key) else { return nil }
             // The clock only for entries that can expire.
             if entry.expiresAt != nil, entry.isExpired(at: configuration.clock()) {
                 state.remove(key)
