@@ -36,10 +36,13 @@ extension URL {
         return url
     }
 
-    /// An absolute `http://` or `https://` URL (any letter case) without a
-    /// query or fragment.
+    /// An absolute `http://` or `https://` URL (any letter case) with an
+    /// authority and without a query or fragment. (Joined to `http://`, a path
+    /// would become the host.)
     private static func isPlainHTTPBase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let prefix = httpSchemePrefixLength(bytes) else { return false }
+        guard let prefix = httpSchemePrefixLength(bytes), prefix < bytes.count, bytes[prefix] != UInt8(ascii: "/") else {
+            return false
+        }
         return !bytes[prefix...].contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
     }
 
