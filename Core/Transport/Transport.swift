@@ -69,6 +69,10 @@ public struct TransportRequest: Sendable {
     public let collectsBody: Bool
     /// Where the transport reports activity and learns that it must stop.
     public let control: TransferControl
+    /// The request's URL, read from ``urlRequest`` once (transports read it
+    /// several times, and on Linux each read of a `URLRequest` property goes
+    /// through the reference type behind it).
+    public let url: URL
 
     /// Creates a request, for transports that wrap another one and for tests.
     public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyLength: Int64? = nil, collectsBody: Bool = true,
@@ -78,12 +82,8 @@ public struct TransportRequest: Sendable {
         self.bodyLength = bodyLength ?? Int64(urlRequest.httpBody?.count ?? 0)
         self.collectsBody = collectsBody
         self.control = control
-    }
-
-    /// The request's URL.
-    public var url: URL {
         // The transfer stage only sends requests whose URL is set.
-        urlRequest.url ?? URL(fileURLWithPath: "/")
+        self.url = urlRequest.url ?? URL(fileURLWithPath: "/")
     }
 
     /// The request's method, `GET` when unset.

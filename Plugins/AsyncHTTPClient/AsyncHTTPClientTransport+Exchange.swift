@@ -23,17 +23,34 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         var collected: ByteBuffer?
         var writer: ResponseBodyWriter?
         var sent: Int64 = 0
+        /// Whether the request ended (finished or failed) and gave its event
+        /// loop slot back.
+        var ended = false
     }
 
     private let request: TransportRequest
     private let decoded: Bool
     private let maximumDecompressedSize: Int
     private let state = Locked(State())
+    /// Where the request's event loop was chosen, and the slot to give back.
+    private let loop: (choice: EventLoopChoice, slot: Int)?
 
-    init(request: TransportRequest, decoded: Bool, maximumDecompressedSize: Int) {
+    init(request: TransportRequest, decoded: Bool, maximumDecompressedSize: Int, loop: (choice: EventLoopChoice, slot: Int)?) {
         self.request = request
         self.decoded = decoded
         self.maximumDecompressedSize = maximumDecompressedSize
+        self.loop = loop
+    }
+
+    /// Reads what the request's end needs and marks it ended; gives the
+    /// event loop slot back the first time.
+    private func end() -> (head: HTTPResponseHead?, collected: ByteBuffer?, writer: ResponseBodyWriter?) {
+        let (parts, first) = state.withLock { state in
+            defer { state.ended = true }
+            return ((state.head, state.collected, state.writer), !state.ended)
+        }
+        if first, let loop { loop.choice.release(loop.slot) }
+        return parts
     }
 
     /// The response head, with the body whole or to be streamed.
@@ -79,6 +96,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
                                  contentDecoded: decoded && encoding.map(Self.decodedEncodings.contains) == true)
     }
 
+    /// The buffer's bytes, copied in one go (`Data`'s initializer from a
+    /// sequence is generic and asks at run time how to read it).
+    private static func data(_ buffer: ByteBuffer) -> Data {
+        buffer.withUnsafeReadableBytes { Data($0) }
+    }
+
     // MARK: - HTTPClientResponseDelegate
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
@@ -107,7 +130,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         if let writer = state.withLock({ $0.writer }) {
             let consumed = task.eventLoop.makePromise(of: Void.self)
-            writer.yield(Data(buffer.readableBytesView)) { consumed.succeed() }
+            writer.yield(Self.data(buffer)) { consumed.succeed() }
             return consumed.futureResult
         }
         state.withLock { state in
@@ -123,12 +146,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (head, collected, writer) = state.withLock { ($0.head, $0.collected, $0.writer) }
+        let (head, collected, writer) = end()
         if let writer {
             writer.fail(failure(for: error))
         } else if let head {
             // The head arrived and the body broke off.
-            let received = collected.map { Data($0.readableBytesView) } ?? Data()
+            let received = collected.map(Self.data) ?? Data()
             deliver(.success(makeResponse(head, body: .partial(received, failure: failure(for: error)))))
         } else {
             deliver(.failure(error))
@@ -143,11 +166,11 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let (head, collected, writer) = state.withLock { ($0.head, $0.collected, $0.writer) }
+        let (head, collected, writer) = end()
         if let writer {
             writer.finish()
         } else if let head {
-            let data = collected.map { Data($0.readableBytesView) } ?? Data()
+            let data = collected.map(Self.data) ?? Data()
             deliver(.success(makeResponse(head, body: ResponseBody(data))))
         } else {
             deliver(.failure(URLError(.badServerResponse)))

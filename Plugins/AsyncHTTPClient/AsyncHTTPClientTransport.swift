@@ -31,12 +31,22 @@ import NIOSSL
 /// connection takes them), a body kept in memory is collected on the event
 /// loop and handed over once, and the transfer stage stops a transfer by
 /// cancelling its AsyncHTTPClient task.
+///
+/// A delegate runs on the event loop the transport names for it, and every
+/// callback crosses threads when that is not the loop of the connection. The
+/// transport names the loop where it has the fewest requests under way (the
+/// caller's own, when it runs on one of the client's loops), so a sequence of
+/// requests keeps to one loop and one connection, and concurrent ones spread
+/// over the loops; the connection pool prefers an idle connection on the named
+/// loop and opens new ones there.
 public final class AsyncHTTPClientTransport: Transport {
     /// The configuration in force.
     public let configuration: Configuration
     private let client: HTTPClient
     private let ownsClient: Bool
     private let tls: TLSPolicy
+    /// Which event loop each request's delegate runs on.
+    let loops: EventLoopChoice
 
     /// Creates a transport on a client you own.
     ///
@@ -54,6 +64,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.configuration = configuration
         self.ownsClient = false
         self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: false)
+        self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
 
     /// Creates a transport with its own client on the shared singleton event
@@ -76,6 +87,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.configuration = configuration
         self.ownsClient = true
         self.tls = tls
+        self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
 
     /// Shuts down the client this transport created; does nothing for a client
@@ -106,9 +118,11 @@ public final class AsyncHTTPClientTransport: Transport {
         // request goes back into the queue, so only the transfer stage's
         // time-out ends the wait, as with URLSession.
         while true {
+            let (preference, slot) = loops.take()
             let exchange = Exchange(request: request, decoded: configuration.decompressesResponses,
-                                    maximumDecompressedSize: configuration.maximumDecompressedSize)
-            let task = client.execute(request: outgoing, delegate: exchange, eventLoop: .indifferent)
+                                    maximumDecompressedSize: configuration.maximumDecompressedSize,
+                                    loop: slot.map { (loops, $0) })
+            let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
             // A client that was shut down fails the task without telling the delegate.
             task.futureResult.whenFailure { exchange.didReceiveError(task: task, $0) }
             request.control.onAbort { task.cancel() }
