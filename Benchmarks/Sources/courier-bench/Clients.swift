@@ -61,6 +61,16 @@ enum Clients {
         return { _ = try await provider.request(target) }
     }
 
+    /// The transport's `send` called directly, with a control nobody watches:
+    /// the transport without the provider and the transfer stage.
+    static func transportDirect(_ transport: any Transport, baseURL: URL) -> BenchOperation {
+        let request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        return {
+            let response = try await transport.send(TransportRequest(urlRequest: request, control: TransferControl()))
+            _ = try await response.body.collect(upTo: 16 << 20)
+        }
+    }
+
     /// `HTTPClient.execute` plus collecting the body and `JSONDecoder`.
     static func bareAsyncHTTPClient(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
         let request = HTTPClientRequest(url: baseURL.appendingPathComponent("json").absoluteString)
@@ -82,14 +92,15 @@ enum Clients {
     /// the event loop): a delegate that collects the body into `Data` and
     /// resumes a continuation. The bare API against the bare API: what the
     /// transport's choice of API costs by itself.
-    static func bareAsyncHTTPClientDelegate(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
+    static func bareAsyncHTTPClientDelegate(_ client: HTTPClient, baseURL: URL,
+                                            eventLoop: HTTPClient.EventLoopPreference = .indifferent) -> BenchOperation {
         let url = baseURL.appendingPathComponent("json").absoluteString
         return {
             let request = try HTTPClient.Request(url: url)
             let collector = Collector()
             _ = try await withCheckedThrowingContinuation { continuation in
                 collector.continuation = continuation
-                _ = client.execute(request: request, delegate: collector, eventLoop: .indifferent)
+                _ = client.execute(request: request, delegate: collector, eventLoop: eventLoop)
             }
         }
     }
@@ -143,15 +154,21 @@ struct ClientSet: Sendable {
     let baseURL: URL
     let urlSessionTransport = URLSessionTransport()
     let session = URLSession(configuration: .default)
-    /// One client for both sides of the AsyncHTTPClient pairs, configured as
-    /// the transport configures the client it owns (no redirects or
-    /// decompression by the client).
-    let httpClient: HTTPClient = {
+    /// The bare side's client in the AsyncHTTPClient pairs, and beside it the
+    /// one under Courier's transports: each side its own connection pool, as
+    /// each URLSession side has its own session, configured alike and as the
+    /// transport configures the client it owns (no redirects or decompression
+    /// by the client). One shared pool would let each side's requests run on
+    /// connections the other side placed.
+    let httpClient = ClientSet.makeHTTPClient()
+    let courierHTTPClient = ClientSet.makeHTTPClient()
+
+    private static func makeHTTPClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-    }()
+    }
 
     /// Item 1: Courier (four no-op plugins, Codable) against the bare client
     /// plus `JSONDecoder`, one pair per transport.
@@ -164,7 +181,7 @@ struct ClientSet: Sendable {
             ),
             ClientPair(
                 name: "AsyncHTTPClient",
-                courier: Clients.courier(on: AsyncHTTPClientTransport(client: httpClient), baseURL: baseURL),
+                courier: Clients.courier(on: AsyncHTTPClientTransport(client: courierHTTPClient), baseURL: baseURL),
                 bare: Clients.bareAsyncHTTPClient(httpClient, baseURL: baseURL)
             ),
         ]
@@ -180,7 +197,7 @@ struct ClientSet: Sendable {
             ),
             ClientPair(
                 name: "AsyncHTTPClientTransport vs AsyncHTTPClient",
-                courier: Clients.transportOnly(AsyncHTTPClientTransport(client: httpClient), baseURL: baseURL),
+                courier: Clients.transportOnly(AsyncHTTPClientTransport(client: courierHTTPClient), baseURL: baseURL),
                 bare: Clients.bareAsyncHTTPClientData(httpClient, baseURL: baseURL)
             ),
         ]
@@ -189,6 +206,7 @@ struct ClientSet: Sendable {
     func shutdown() async {
         session.finishTasksAndInvalidate()
         try? await httpClient.shutdown()
+        try? await courierHTTPClient.shutdown()
     }
 }
 
@@ -200,7 +218,10 @@ struct ClientSet: Sendable {
 /// there the URLSession pair runs only under `Tests/with-test-root-trusted`.
 struct SecureClientSet: Sendable {
     let baseURL: URL
+    /// The bare side's client and the one under the transport: each side its
+    /// own pool, configured alike (see ``ClientSet``).
     let httpClient: HTTPClient
+    let courierHTTPClient: HTTPClient
     let transport: AsyncHTTPClientTransport
     let urlSessionTransport = URLSessionTransport()
     let session = URLSession(configuration: .default)
@@ -220,8 +241,9 @@ struct SecureClientSet: Sendable {
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        courierHTTPClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         transport = AsyncHTTPClientTransport(
-            client: httpClient,
+            client: courierHTTPClient,
             configuration: .init(serverTrust: ServerTrust.system.trusting(rootCertificate: root), tlsConfiguration: tls))
     }
 
@@ -247,5 +269,6 @@ struct SecureClientSet: Sendable {
     func shutdown() async {
         session.finishTasksAndInvalidate()
         try? await httpClient.shutdown()
+        try? await courierHTTPClient.shutdown()
     }
 }

@@ -1,3 +1,4 @@
+import CourierAsyncHTTPClient
 import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
@@ -20,10 +21,12 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|bare|bare-delegate N [C] [--nginx]: only N requests
-// (C at a time, 1 unless given) of one side of the HTTP pair whose name
-// contains NAME, for a profiler such as `perf record -g`; with --nginx against
-// the nginx of Benchmarks/nginx/run instead of the in-process server.
+// --profile NAME courier|transport|bare|bare-delegate[-pinned] N [C] [--nginx]:
+// only N requests (C at a time, 1 unless given) of one side of the HTTP pair
+// whose name contains NAME ("transport": its transport called directly,
+// without the provider and the transfer stage), for a profiler such as
+// `perf record -g`; with --nginx against the nginx of Benchmarks/nginx/run
+// instead of the in-process server.
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 3]) {
     let server = try await BenchServer.start()
@@ -50,6 +53,12 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     let operation = switch arguments[index + 2] {
     case "bare": pair.bare
     case "bare-delegate": Clients.bareAsyncHTTPClientDelegate(clients.httpClient, baseURL: baseURL)
+    // The delegate API with every request and connection on one loop: what
+    // it costs when no callback crosses threads.
+    case "bare-delegate-pinned": Clients.bareAsyncHTTPClientDelegate(
+        clients.httpClient, baseURL: baseURL, eventLoop: .delegateAndChannel(on: clients.httpClient.eventLoopGroup.next()))
+    case "transport": Clients.transportDirect(pair.name.contains("URLSession") ? clients.urlSessionTransport
+        : AsyncHTTPClientTransport(client: clients.courierHTTPClient), baseURL: baseURL)
     default: pair.courier
     }
     let concurrency = arguments.count > index + 4 ? max(1, Int(arguments[index + 4]) ?? 1) : 1
