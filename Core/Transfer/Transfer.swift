@@ -257,13 +257,25 @@ struct Transfer: Sendable {
         return contentLength(value)
     }
 
-    /// A `Content-Length` value: digits between optional spaces and tabs, read
-    /// without Foundation's character sets (this runs for every response).
+    /// A `Content-Length` value: 1 to 18 digits between optional spaces and
+    /// tabs, read in one pass over the bytes (this runs for every response).
     static func contentLength(_ value: String) -> Int64? {
-        var digits = Substring(value).utf8.drop { $0 == 0x20 || $0 == 0x09 }
-        while let last = digits.last, last == 0x20 || last == 0x09 { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
+        var length: Int64 = 0
+        var digits = 0
+        var afterDigits = false
+        for byte in value.utf8 {
+            switch byte {
+            case 0x20, 0x09:
+                afterDigits = digits > 0
+            case 0x30...0x39:
+                guard !afterDigits, digits < 18 else { return nil }
+                length = length * 10 + Int64(byte - 0x30)
+                digits += 1
+            default:
+                return nil
+            }
+        }
+        return digits > 0 ? length : nil
     }
 
     /// The header fields handed on: for a body the client decoded, without
