@@ -31,14 +31,21 @@ struct PluginHooks: OptionSet, Sendable {
 /// runs for an instance of a type only when the type's witness for the hook
 /// is the default. A hook that returns without a report is the plugin's own.
 /// Once every hook of every plugin has been called under a probe, calls stop
-/// making probes.
+/// making probes; so they do after ``learningCalls`` calls even when some hook
+/// was never reached (a plugin whose `intercept` answers without calling
+/// `next` keeps the rest of the chain from ever running), and a hook not
+/// learnt by then is called, as a written one would be.
 final class PluginHookLedger: Sendable {
+    /// How many calls learn at most.
+    static let learningCalls = 64
+
     private struct State {
         /// Per plugin: the hooks found to be defaults.
         var defaults: [PluginHooks]
         /// Per plugin: the hooks called under a probe so far.
         var known: [PluginHooks]
         var isComplete: Bool
+        var callsRecorded = 0
     }
 
     private let state: Locked<State>
@@ -64,8 +71,14 @@ final class PluginHookLedger: Sendable {
                 state.known[index].formUnion(called[index])
                 state.defaults[index].formUnion(defaulted[index].intersection(called[index]))
             }
-            state.isComplete = state.known.allSatisfy { $0 == .all }
+            state.callsRecorded += 1
+            state.isComplete = state.callsRecorded >= Self.learningCalls || state.known.allSatisfy { $0 == .all }
         }
+    }
+
+    /// Whether calls still carry a probe (for tests).
+    var isLearning: Bool {
+        state.withLock { !$0.isComplete }
     }
 
     /// Per plugin, the hooks known to be defaults (for tests).

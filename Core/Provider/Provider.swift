@@ -58,6 +58,8 @@ public final class Provider<Target: TargetType>: Sendable {
     /// For each plugin, the names of the hooks the provider has learnt are
     /// the protocol's defaults and so skips.
     @_spi(Testing) public var skippedPluginHooks: [[String]] { pluginHooks.defaults.map(\.names) }
+    /// Whether calls still learn which hooks the plugins write (for tests).
+    @_spi(Testing) public var learnsPluginHooks: Bool { pluginHooks.isLearning }
 
     /// Creates a provider.
     /// - Parameters:

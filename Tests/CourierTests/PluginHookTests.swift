@@ -124,4 +124,39 @@ import Testing
         #expect(counts["willSend"] == 4)
         #expect(provider.skippedPluginHooks[1] == ["prepare", "willSend", "didReceive", "process"])
     }
+
+    /// A plugin whose intercept answers by itself keeps every later hook from
+    /// running, so they can never be learnt: learning stops after a bounded
+    /// number of calls, and what was not learnt is still called.
+    @Test func learningEndsEvenWhenSomeHookIsNeverReached() async throws {
+        struct Answers: Plugin {
+            let counts: Counts
+            func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+                counts.add("intercept")
+                return Response(statusCode: 203, data: Data(), request: request)
+            }
+        }
+        let counts = Counts()
+        let provider = Provider<TestTarget>(stubClosure: Provider.immediatelyStub,
+                                            plugins: [Answers(counts: counts), Observer(counts: counts)])
+        // Read into locals: a failed expectation describes what it mentions,
+        // and describing a whole provider is not what these check.
+        _ = try await provider.request(target)
+        let learnsAfterOneCall = provider.learnsPluginHooks
+        #expect(learnsAfterOneCall)
+        for _ in 1..<100 {
+            let status = try await provider.request(target).statusCode
+            #expect(status == 203)
+        }
+        let learnsAfterAHundredCalls = provider.learnsPluginHooks
+        #expect(!learnsAfterAHundredCalls)
+        #expect(counts["intercept"] == 100)
+        #expect(counts["willSend"] == 0)
+        #expect(counts["process"] == 100)
+        // Reached and the protocol's own: skipped. Never reached (the
+        // observer's intercept, both willSends): not skipped, so still called
+        // should a call ever get there.
+        let skipped = provider.skippedPluginHooks
+        #expect(skipped == [["prepare", "didReceive", "process"], ["prepare", "didReceive"]])
+    }
 }
