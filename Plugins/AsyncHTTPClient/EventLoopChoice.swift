@@ -26,10 +26,8 @@ final class EventLoopChoice: Sendable {
     private let underway: Locked<[Int]>
 
     init(group: any EventLoopGroup) {
-        var loops: [any EventLoop] = []
-        for loop in group.makeIterator() { loops.append(loop) }
-        self.loops = loops
-        self.underway = Locked(Array(repeating: 0, count: loops.count))
+        loops = Array(group.makeIterator())
+        underway = Locked(Array(repeating: 0, count: loops.count))
     }
 
     /// The preference for the next request, and the slot to hand back with
@@ -54,6 +52,6 @@ final class EventLoopChoice: Sendable {
         underway.withLock { $0[slot] -= 1 }
     }
 
-    /// Requests under way on each loop, in the order of ``loops``.
+    /// Requests under way on each loop, in the order of ``loops`` (for tests).
     var requestsUnderway: [Int] { underway.current }
 }
