@@ -108,12 +108,10 @@ public enum Gzip {
     ///   compressed data, ``Gzip/Error/truncated(consumed:)`` when the stream
     ///   ends early, ``Gzip/Error/sizeLimitExceeded(limit:)`` past `limit`.
     public static func decompress(_ data: Data, format: Format? = nil, limit: Int = defaultLimit) throws(Gzip.Error) -> Data {
-        let expected = expectedSize(of: data, limit: limit)
-        // No bigger than the output a gzip trailer announces: a small body
-        // does not pay for a 256 KiB buffer.
-        let bufferSize = expected > 0 ? min(ZStream.oneShotBufferSize, max(expected, 4 * 1024)) : ZStream.oneShotBufferSize
-        let decompressor = GzipDecompressor(format: format, limit: limit, bufferSize: bufferSize)
-        let output = try decompressor.decompress(data, expectedSize: expected)
+        // zlib inflates straight into the result, with room for the size a
+        // gzip trailer announces: no buffer of its own, no copy.
+        let decompressor = GzipDecompressor(format: format, limit: limit, bufferSize: 0)
+        let output = try decompressor.decompressWhole(data, expectedSize: expectedSize(of: data, limit: limit))
         try decompressor.finish()
         return output
     }

@@ -38,7 +38,9 @@ public final class GzipDecompressor {
         self.init(format: format, limit: limit, bufferSize: ZStream.streamingBufferSize)
     }
 
-    /// A decompressor whose zlib output buffer holds `bufferSize` bytes.
+    /// A decompressor whose zlib output buffer holds `bufferSize` bytes; 0
+    /// for ``decompressWhole(_:expectedSize:)`` alone, which has zlib write
+    /// into the result instead.
     init(format: Gzip.Format?, limit: Int, bufferSize: Int) {
         self.format = format
         self.limit = limit
@@ -51,16 +53,71 @@ public final class GzipDecompressor {
     /// - Throws: ``Gzip/Error`` for corrupt input, output past `limit`, or
     ///   use after `finish()`.
     public func decompress(_ chunk: Data) throws(Gzip.Error) -> Data {
-        try decompress(chunk, expectedSize: 0)
-    }
-
-    /// ``decompress(_:)`` with room for `expectedSize` bytes reserved first.
-    func decompress(_ chunk: Data, expectedSize: Int) throws(Gzip.Error) -> Data {
-        var output = Data(capacity: max(0, expectedSize))
+        var output = Data()
         // Straight from zlib's buffer into the result: one copy per byte.
         try decompressRaw(chunk) { piece in output.append(piece.assumingMemoryBound(to: UInt8.self)) }
         return output
     }
+
+    /// Decompresses `data`, the whole input, with zlib writing straight into
+    /// the result: room for `expectedSize` bytes first (a hint: a wrong one
+    /// costs a reallocation, never a wrong result), doubled as needed up to
+    /// one byte past the limit, which shows the limit was passed. Leaves the
+    /// decompressor as ``decompress(_:)`` would, for ``finish()``. Only for a
+    /// new decompressor, once.
+    func decompressWhole(_ data: Data, expectedSize: Int) throws(Gzip.Error) -> Data {
+        guard !isFinished else { throw .alreadyFinished }
+        guard format != nil || data.count >= 2 else {
+            // Too short to tell the format: nothing to inflate, and finish()
+            // says the stream was cut short.
+            pending = data
+            return Data()
+        }
+        try open(format ?? Gzip.Format.detect(from: data))
+        guard let stream else { return Data() }
+        // A negative limit allows nothing, as 0 does.
+        let bound = max(0, limit)
+        let ceiling = bound < Int.max ? bound + 1 : bound
+        var output = try OutputBuffer(capacity: min(ceiling, max(expectedSize, Self.smallestOutput)))
+        var offset = 0
+        while true {
+            if isAtStreamEnd {
+                guard offset < data.count else { break }
+                // Only gzip may carry another member after the end of one.
+                guard format == .gzip else { throw .trailingData(count: data.count - offset) }
+                stream.reset()
+                isAtStreamEnd = false
+            }
+            if output.count == output.capacity {
+                guard output.capacity < ceiling else { throw .sizeLimitExceeded(limit: limit) }
+                let doubled = output.capacity.multipliedReportingOverflow(by: 2)
+                try output.grow(to: min(ceiling, doubled.overflow ? ceiling : doubled.partialValue))
+            }
+            let space = output.freeSpace
+            let step = data.withUnsafeBytes { input in
+                stream.inflateDirectly(UnsafeRawBufferPointer(rebasing: input[offset...]), into: space)
+            }
+            offset += step.consumed
+            output.count += step.written
+            guard output.count <= bound else { throw .sizeLimitExceeded(limit: limit) }
+            if try step.ended.get() {
+                isAtStreamEnd = true
+            } else if output.count < output.capacity && offset == data.count {
+                // Out of input with room to spare: the stream was cut short,
+                // which finish() reports.
+                break
+            } else if step.consumed == 0 && step.written == 0 && output.count < output.capacity {
+                throw .corrupt("zlib made no progress")
+            }
+        }
+        consumed = offset
+        produced = output.count
+        return output.data()
+    }
+
+    /// The first room a whole-input call reserves when the input announces
+    /// no size.
+    private static let smallestOutput = 4 * 1024
 
     /// Decompresses the next chunk, handing the output over in pieces of at
     /// most 64 KiB, so it never needs to be in memory whole.
@@ -142,3 +199,50 @@ public final class GzipDecompressor {
 
 @available(*, unavailable)
 extension GzipDecompressor: Sendable {}
+
+/// Memory zlib inflates into for ``GzipDecompressor/decompressWhole(_:expectedSize:)``:
+/// allocated without zero-filling, grown by reallocation, and handed over as
+/// `Data` without a copy.
+private struct OutputBuffer: ~Copyable {
+    private var base: UnsafeMutableRawPointer
+    private(set) var capacity: Int
+    /// Bytes written so far.
+    var count = 0
+
+    init(capacity: Int) throws(Gzip.Error) {
+        guard let base = malloc(max(capacity, 1)) else { throw Self.outOfMemory(capacity) }
+        self.base = base
+        self.capacity = capacity
+    }
+
+    deinit {
+        free(base)
+    }
+
+    /// The room after what was written.
+    var freeSpace: UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: base + count, count: capacity - count)
+    }
+
+    mutating func grow(to newCapacity: Int) throws(Gzip.Error) {
+        guard let grown = realloc(base, newCapacity) else { throw Self.outOfMemory(newCapacity) }
+        base = grown
+        capacity = newCapacity
+    }
+
+    /// What was written, as `Data` that owns the memory from now on.
+    consuming func data() -> Data {
+        let base = base
+        let count = count
+        let capacity = capacity
+        discard self
+        // Room reserved for a size the input announced but did not reach is
+        // given back.
+        let kept = count < capacity ? realloc(base, max(count, 1)) ?? base : base
+        return Data(bytesNoCopy: kept, count: count, deallocator: .free)
+    }
+
+    private static func outOfMemory(_ bytes: Int) -> Gzip.Error {
+        .zlibFailure(code: Int(Z_MEM_ERROR), message: "cannot allocate \(bytes) bytes for the output")
+    }
+}
