@@ -138,6 +138,27 @@ enum Clients {
         let request = URLRequest(url: baseURL.appendingPathComponent("json"))
         return { _ = try await session.data(for: request) }
     }
+
+    /// `URLSession.data(for:delegate:)` with a task delegate that only counts
+    /// the body's bytes as they arrive: the least any client needs to stop a
+    /// body at a limit before it is all in memory (what `URLSessionTransport`
+    /// does through its session's delegate). The bare API against the bare
+    /// API: what seeing each chunk costs by itself.
+    static func bareURLSessionDelegate(_ session: URLSession, baseURL: URL) -> BenchOperation {
+        let request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        return { _ = try await session.data(for: request, delegate: ByteCounter()) }
+    }
+}
+
+/// A task delegate that counts the body's bytes (see
+/// ``Clients/bareURLSessionDelegate(_:baseURL:)``).
+private final class ByteCounter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// Written on the session's serial delegate queue only.
+    private var received = 0
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        received += data.count
+    }
 }
 
 // MARK: - The pairs

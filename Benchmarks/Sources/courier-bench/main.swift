@@ -49,9 +49,11 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
         log("no pair named like \(arguments[index + 1]); pairs: \(pairs.map(\.name))")
         exit(2)
     }
-    // "bare-delegate": AsyncHTTPClient's delegate API, for the pairs on it.
+    // "bare-delegate": the client's API that sees each chunk (AsyncHTTPClient's
+    // delegate API; URLSession's data(for:delegate:) with a task delegate).
     let operation = switch arguments[index + 2] {
     case "bare": pair.bare
+    case "bare-delegate" where pair.name.contains("URLSession"): Clients.bareURLSessionDelegate(clients.session, baseURL: baseURL)
     case "bare-delegate": Clients.bareAsyncHTTPClientDelegate(clients.httpClient, baseURL: baseURL)
     // The delegate API with every request and connection on one loop: what
     // it costs when no callback crosses threads.
