@@ -20,7 +20,7 @@ struct GzipTests {
     func randomDataRoundTrips(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
         for _ in 0..<20 {
-            // Up to several of a one-shot call's 256 KiB output pieces.
+            // Past the room a one-shot call reserves first, so it grows.
             let count = Int.random(in: 0...700_000, using: &generator)
             let data = LoopbackServer.bytes(count: count, seed: generator.next())
             let level = Gzip.Level(Int.random(in: 0...9, using: &generator))

@@ -91,6 +91,10 @@ public enum Gzip {
     /// - Returns: The compressed bytes.
     /// - Throws: ``Gzip/Error`` if zlib cannot start (out of memory).
     public static func compress(_ data: Data, format: Format = .gzip, level: Level = .default) throws(Gzip.Error) -> Data {
+        if data.count <= GzipCompressor.largestWhole {
+            // zlib writes straight into the result: no buffer of its own, no copy.
+            return try GzipCompressor(format: format, level: level, bufferSize: 0).compressWhole(data)
+        }
         let compressor = try GzipCompressor(format: format, level: level)
         var output = try compressor.compress(data)
         output.append(try compressor.finish())

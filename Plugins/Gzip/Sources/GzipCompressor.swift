@@ -25,9 +25,36 @@ public final class GzipCompressor {
     ///   - level: How hard to work.
     /// - Throws: ``Gzip/Error/zlibFailure(code:message:)`` if zlib cannot
     ///   start.
-    public init(format: Gzip.Format = .gzip, level: Gzip.Level = .default) throws(Gzip.Error) {
+    public convenience init(format: Gzip.Format = .gzip, level: Gzip.Level = .default) throws(Gzip.Error) {
+        try self.init(format: format, level: level, bufferSize: ZStream.streamingBufferSize)
+    }
+
+    /// A compressor whose zlib output buffer holds `bufferSize` bytes; 0 for
+    /// ``compressWhole(_:)`` alone, which has zlib write into the result.
+    init(format: Gzip.Format, level: Gzip.Level, bufferSize: Int) throws(Gzip.Error) {
         self.format = format
-        stream = try ZStream.deflater(windowBits: format.windowBits, level: level.rawValue)
+        stream = try ZStream.deflater(windowBits: format.windowBits, level: level.rawValue, bufferSize: bufferSize)
+    }
+
+    /// The most input ``compressWhole(_:)`` takes: zlib's bound on its output
+    /// must fit in one call too.
+    static let largestWhole = ZStream.maximumSlice / 2
+
+    /// Compresses `data`, the whole input, in one zlib call that writes
+    /// straight into the result (room for zlib's bound on the output, the
+    /// rest given back), and ends the stream. For at most
+    /// ``largestWhole`` bytes, on a new compressor, once.
+    func compressWhole(_ data: Data) throws(Gzip.Error) -> Data {
+        guard !isFinished else { throw .alreadyFinished }
+        isFinished = true
+        var output = try OutputBuffer(capacity: stream.deflateBound(data.count))
+        let space = output.freeSpace
+        let step = data.withUnsafeBytes { input in stream.runDirectly(input, into: space) }
+        output.count = step.written
+        guard try step.ended.get() else {
+            throw .zlibFailure(code: Int(Z_BUF_ERROR), message: "the output outgrew zlib's own bound")
+        }
+        return output.data()
     }
 
     /// Compresses the next chunk.

@@ -95,7 +95,7 @@ public final class GzipDecompressor {
             }
             let space = output.freeSpace
             let step = data.withUnsafeBytes { input in
-                stream.inflateDirectly(UnsafeRawBufferPointer(rebasing: input[offset...]), into: space)
+                stream.runDirectly(UnsafeRawBufferPointer(rebasing: input[offset...]), into: space)
             }
             offset += step.consumed
             output.count += step.written
@@ -199,50 +199,3 @@ public final class GzipDecompressor {
 
 @available(*, unavailable)
 extension GzipDecompressor: Sendable {}
-
-/// Memory zlib inflates into for ``GzipDecompressor/decompressWhole(_:expectedSize:)``:
-/// allocated without zero-filling, grown by reallocation, and handed over as
-/// `Data` without a copy.
-private struct OutputBuffer: ~Copyable {
-    private var base: UnsafeMutableRawPointer
-    private(set) var capacity: Int
-    /// Bytes written so far.
-    var count = 0
-
-    init(capacity: Int) throws(Gzip.Error) {
-        guard let base = malloc(max(capacity, 1)) else { throw Self.outOfMemory(capacity) }
-        self.base = base
-        self.capacity = capacity
-    }
-
-    deinit {
-        free(base)
-    }
-
-    /// The room after what was written.
-    var freeSpace: UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(start: base + count, count: capacity - count)
-    }
-
-    mutating func grow(to newCapacity: Int) throws(Gzip.Error) {
-        guard let grown = realloc(base, newCapacity) else { throw Self.outOfMemory(newCapacity) }
-        base = grown
-        capacity = newCapacity
-    }
-
-    /// What was written, as `Data` that owns the memory from now on.
-    consuming func data() -> Data {
-        let base = base
-        let count = count
-        let capacity = capacity
-        discard self
-        // Room reserved for a size the input announced but did not reach is
-        // given back.
-        let kept = count < capacity ? realloc(base, max(count, 1)) ?? base : base
-        return Data(bytesNoCopy: kept, count: count, deallocator: .free)
-    }
-
-    private static func outOfMemory(_ bytes: Int) -> Gzip.Error {
-        .zlibFailure(code: Int(Z_MEM_ERROR), message: "cannot allocate \(bytes) bytes for the output")
-    }
-}

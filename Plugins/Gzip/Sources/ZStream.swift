@@ -22,7 +22,7 @@ final class ZStream {
     /// The output buffer of a stream: pieces of at most this many bytes.
     static let streamingBufferSize = 64 * 1024
     /// zlib counts input in `uInt` (32 bits): larger chunks are fed in slices.
-    private static let maximumSlice = 1 << 30
+    static let maximumSlice = 1 << 30
 
     let direction: Direction
     private let stream: UnsafeMutablePointer<z_stream>
@@ -50,8 +50,8 @@ final class ZStream {
         buffer.deallocate()
     }
 
-    static func deflater(windowBits: Int32, level: Int32) throws(Gzip.Error) -> ZStream {
-        let zstream = ZStream(direction: .deflate, bufferSize: streamingBufferSize)
+    static func deflater(windowBits: Int32, level: Int32, bufferSize: Int = streamingBufferSize) throws(Gzip.Error) -> ZStream {
+        let zstream = ZStream(direction: .deflate, bufferSize: bufferSize)
         let status = deflateInit2_(
             zstream.stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
             ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
@@ -70,6 +70,12 @@ final class ZStream {
     private func open(_ status: Int32) throws(Gzip.Error) {
         guard status == Z_OK else { throw .zlibFailure(code: Int(status), message: message(for: status)) }
         isOpen = true
+    }
+
+    /// The most bytes a deflater's output can take for `count` bytes of
+    /// input compressed in one call.
+    func deflateBound(_ count: Int) -> Int {
+        Int(CZlib.deflateBound(stream, uLong(count)))
     }
 
     /// Starts a new stream of the same kind, for a gzip file of several
@@ -143,16 +149,17 @@ final class ZStream {
         }
     }
 
-    /// One inflate call from `input` straight into `output`, for a one-shot
-    /// call that keeps its whole output: no copy through the stream's own
-    /// buffer, and when everything fits in one call zlib keeps no window.
-    /// At most 1 GiB of each is handed to zlib, which counts in 32 bits.
+    /// One zlib call from `input` straight into `output`, for a one-shot call
+    /// that keeps its whole output: no copy through the stream's own buffer
+    /// (an inflater whose output fits in one call keeps no window either).
+    /// At most 1 GiB of each is handed to zlib, which counts in 32 bits; with
+    /// all of `input` in that, the call finishes the stream (`Z_FINISH`).
     /// - Returns: How many input bytes were consumed and output bytes
     ///   written, and whether the end of the compressed stream was reached
     ///   or why zlib stopped: the bytes written before it found the input
     ///   corrupt count too (as pieces handed over by ``run(_:flush:output:)``
     ///   do), so a caller checks its limit first.
-    func inflateDirectly(
+    func runDirectly(
         _ input: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) -> (consumed: Int, written: Int, ended: Result<Bool, Gzip.Error>) {
@@ -168,10 +175,10 @@ final class ZStream {
             stream.pointee.next_out = nil
             stream.pointee.avail_out = 0
         }
-        // Z_FINISH when this is all the input: if the output fits, zlib
-        // inflates without keeping a window; if not, it goes on as with
-        // Z_NO_FLUSH on the next call.
-        let status = inflate(stream, inputCount == input.count ? Z_FINISH : Z_NO_FLUSH)
+        // Z_FINISH when this is all the input: if the output does not fit,
+        // an inflater goes on as with Z_NO_FLUSH on the next call.
+        let flush = inputCount == input.count ? Z_FINISH : Z_NO_FLUSH
+        let status = direction == .deflate ? deflate(stream, flush) : inflate(stream, flush)
         let consumed = inputCount - Int(stream.pointee.avail_in)
         let written = outputCount - Int(stream.pointee.avail_out)
         return (consumed, written, outcome(of: status))
