@@ -42,6 +42,14 @@ let package = Package(
             path: "Sources/courier-bench",
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Memory cache hits against a locked dictionary, small enough for
+        // valgrind's callgrind to count instructions.
+        .executableTarget(
+            name: "cache-probe",
+            dependencies: [.product(name: "CourierCache", package: "Courier")],
+            path: "Sources/cache-probe",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

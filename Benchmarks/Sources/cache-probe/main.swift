@@ -1,0 +1,64 @@
+import CourierCache
+import Foundation
+
+// cache-probe memory|dictionary|keys ENTRIES LOOKUPS
+//
+// Memory cache hits, or the bare locked dictionary lookups they are compared
+// with, and nothing else: a program small enough for valgrind's callgrind,
+// which counts the instructions each side runs where the machine offers no
+// hardware counters to `perf stat -e instructions` and its timings swing.
+// "keys" only picks the keys, as the other two do before each lookup. Run
+// each side with two LOOKUPS counts and subtract to cancel the set-up, then
+// subtract "keys" to leave the lookups:
+//
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//       Benchmarks/.build/release/cache-probe memory 1000 100000
+//
+// (the "Collected" line is the instruction count; --cache-sim=yes adds
+// cache misses).
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let count = Int(arguments[2]), let lookupCount = Int(arguments[3]), count > 0 else {
+    print("usage: cache-probe memory|dictionary|keys ENTRIES LOOKUPS")
+    exit(2)
+}
+
+let body = Data(repeating: 0x7B, count: 1_024)
+let keys = (0..<count).map { "GET http://127.0.0.1/items/\($0)" }
+func entry(_ key: String) -> CachedResponse {
+    CachedResponse(key: key, statusCode: 200, headers: ["Content-Type": "application/json"],
+                   body: body, url: nil, storedAt: Date(), expiresAt: nil)
+}
+// The same uniformly picked keys for both sides (SplitMix64, seed 7).
+var state: UInt64 = 7
+let lookups = (0..<lookupCount).map { _ in
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return keys[Int((value ^ (value >> 31)) % UInt64(count))]
+}
+
+var found = 0
+switch arguments[1] {
+case "memory":
+    let cache = MemoryResponseCache(configuration: .init(countLimit: count, costLimit: .max))
+    for key in keys { cache.store(entry(key), forKey: key) }
+    for key in lookups where cache.entry(forKey: key) != nil { found += 1 }
+case "dictionary":
+    let lock = NSLock()
+    var dictionary: [String: CachedResponse] = [:]
+    for key in keys { dictionary[key] = entry(key) }
+    for key in lookups {
+        lock.lock()
+        let hit = dictionary[key]
+        lock.unlock()
+        if hit != nil { found += 1 }
+    }
+case "keys":
+    for key in lookups where !key.isEmpty { found += 1 }
+default:
+    print("usage: cache-probe memory|dictionary|keys ENTRIES LOOKUPS")
+    exit(2)
+}
+print("\(arguments[1]): \(found) hits of \(lookupCount)")
