@@ -29,7 +29,11 @@ struct GzipOneShotTests {
     }
 
     static func streamed(_ input: Data, format: Gzip.Format?, limit: Int) -> Outcome {
-        let decompressor = GzipDecompressor(format: format, limit: limit)
+        streamed(input, through: GzipDecompressor(format: format, limit: limit))
+    }
+
+    /// `input` fed whole to `decompressor`, then finished.
+    static func streamed(_ input: Data, through decompressor: GzipDecompressor) -> Outcome {
         do {
             let output = try decompressor.decompress(input)
             try decompressor.finish()

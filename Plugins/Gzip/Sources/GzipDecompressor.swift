@@ -22,6 +22,7 @@ public final class GzipDecompressor {
 
     private var stream: ZStream?
     private let bufferSize: Int
+    private let sliceSize: Int
     /// Up to one byte held back until the format can be detected.
     private var pending = Data()
     private var consumed = 0
@@ -40,11 +41,13 @@ public final class GzipDecompressor {
 
     /// A decompressor whose zlib output buffer holds `bufferSize` bytes; 0
     /// for ``decompressWhole(_:expectedSize:)`` alone, which has zlib write
-    /// into the result instead.
-    init(format: Gzip.Format?, limit: Int, bufferSize: Int) {
+    /// into the result instead. `sliceSize` is for tests: zlib is given at
+    /// most that much input or output space per call (1 GiB otherwise).
+    init(format: Gzip.Format?, limit: Int, bufferSize: Int, sliceSize: Int = ZStream.maximumSlice) {
         self.format = format
         self.limit = limit
         self.bufferSize = bufferSize
+        self.sliceSize = sliceSize
     }
 
     /// Decompresses the next chunk and returns its output.
@@ -102,11 +105,12 @@ public final class GzipDecompressor {
             guard output.count <= bound else { throw .sizeLimitExceeded(limit: limit) }
             if try step.ended.get() {
                 isAtStreamEnd = true
-            } else if output.count < output.capacity && offset == data.count {
-                // Out of input with room to spare: the stream was cut short,
-                // which finish() reports.
+            } else if !step.filled && offset == data.count {
+                // Out of input with output space to spare: the stream was cut
+                // short, which finish() reports. (With the space it was given
+                // full, zlib may still hold output: it is asked again.)
                 break
-            } else if step.consumed == 0 && step.written == 0 && output.count < output.capacity {
+            } else if step.consumed == 0 && step.written == 0 && !step.filled {
                 throw .corrupt("zlib made no progress")
             }
         }
@@ -159,7 +163,7 @@ public final class GzipDecompressor {
 
     private func open(_ format: Gzip.Format) throws(Gzip.Error) {
         self.format = format
-        stream = try ZStream.inflater(windowBits: format.windowBits, bufferSize: bufferSize)
+        stream = try ZStream.inflater(windowBits: format.windowBits, bufferSize: bufferSize, sliceSize: sliceSize)
     }
 
     private func feed(_ input: Data, output: (UnsafeRawBufferPointer) -> Void) throws(Gzip.Error) {

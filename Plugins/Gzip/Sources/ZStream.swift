@@ -28,11 +28,15 @@ final class ZStream {
     private let stream: UnsafeMutablePointer<z_stream>
     private let buffer: UnsafeMutablePointer<UInt8>
     private let bufferSize: Int
+    /// The most bytes of input, or of output space, one zlib call is given:
+    /// ``maximumSlice``, smaller only in tests, to reach the slicing.
+    private let sliceSize: Int
     private var isOpen = false
 
-    private init(direction: Direction, bufferSize: Int) {
+    private init(direction: Direction, bufferSize: Int, sliceSize: Int = maximumSlice) {
         self.direction = direction
         self.bufferSize = bufferSize
+        self.sliceSize = max(1, min(sliceSize, Self.maximumSlice))
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         buffer = .allocate(capacity: bufferSize)
@@ -60,8 +64,8 @@ final class ZStream {
         return zstream
     }
 
-    static func inflater(windowBits: Int32, bufferSize: Int) throws(Gzip.Error) -> ZStream {
-        let zstream = ZStream(direction: .inflate, bufferSize: bufferSize)
+    static func inflater(windowBits: Int32, bufferSize: Int, sliceSize: Int = maximumSlice) throws(Gzip.Error) -> ZStream {
+        let zstream = ZStream(direction: .inflate, bufferSize: bufferSize, sliceSize: sliceSize)
         let status = inflateInit2_(zstream.stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         try zstream.open(status)
         return zstream
@@ -98,7 +102,7 @@ final class ZStream {
     ) throws(Gzip.Error) -> Outcome {
         var offset = 0
         repeat {
-            let slice = min(input.count - offset, Self.maximumSlice)
+            let slice = min(input.count - offset, sliceSize)
             let isLast = offset + slice == input.count
             let base = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) + offset }
             let outcome = try runSlice(base, count: slice, flush: isLast ? flush : Z_NO_FLUSH, output: output)
@@ -155,16 +159,18 @@ final class ZStream {
     /// At most 1 GiB of each is handed to zlib, which counts in 32 bits; with
     /// all of `input` in that, the call finishes the stream (`Z_FINISH`).
     /// - Returns: How many input bytes were consumed and output bytes
-    ///   written, and whether the end of the compressed stream was reached
-    ///   or why zlib stopped: the bytes written before it found the input
-    ///   corrupt count too (as pieces handed over by ``run(_:flush:output:)``
-    ///   do), so a caller checks its limit first.
+    ///   written; whether the output space this call was given is full (then
+    ///   zlib may hold more output even with no input left); and whether the
+    ///   end of the compressed stream was reached, or why zlib stopped: the
+    ///   bytes written before it found the input corrupt count too (as pieces
+    ///   handed over by ``run(_:flush:output:)`` do), so a caller checks its
+    ///   limit first.
     func runDirectly(
         _ input: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
-    ) -> (consumed: Int, written: Int, ended: Result<Bool, Gzip.Error>) {
-        let inputCount = min(input.count, Self.maximumSlice)
-        let outputCount = min(output.count, Self.maximumSlice)
+    ) -> (consumed: Int, written: Int, filled: Bool, ended: Result<Bool, Gzip.Error>) {
+        let inputCount = min(input.count, sliceSize)
+        let outputCount = min(output.count, sliceSize)
         stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self)) }
         stream.pointee.avail_in = uInt(inputCount)
         stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
@@ -181,7 +187,7 @@ final class ZStream {
         let status = direction == .deflate ? deflate(stream, flush) : inflate(stream, flush)
         let consumed = inputCount - Int(stream.pointee.avail_in)
         let written = outputCount - Int(stream.pointee.avail_out)
-        return (consumed, written, outcome(of: status))
+        return (consumed, written, stream.pointee.avail_out == 0, outcome(of: status))
     }
 
     private func outcome(of status: Int32) -> Result<Bool, Gzip.Error> {
