@@ -134,22 +134,14 @@ final class ZStream {
             if produced > 0 {
                 try output(UnsafeRawBufferPointer(start: buffer, count: produced))
             }
-            switch status {
-            case Z_STREAM_END:
+            if try outcome(of: status).get() {
                 return .streamEnd(unused: Int(stream.pointee.avail_in))
-            case Z_OK, Z_BUF_ERROR:
-                // zlib stops when it runs out of input or of output space; only
-                // a full output buffer means there is more to collect.
-                if stream.pointee.avail_out == 0 { continue }
-                if flush == Z_FINISH && direction == .deflate { continue }
-                return .needsInput
-            case Z_NEED_DICT:
-                throw .corrupt("the stream needs a preset dictionary, which HTTP never uses")
-            case Z_DATA_ERROR:
-                throw .corrupt(message(for: status))
-            default:
-                throw .zlibFailure(code: Int(status), message: message(for: status))
             }
+            // zlib stops when it runs out of input or of output space; only
+            // a full output buffer means there is more to collect.
+            if stream.pointee.avail_out == 0 { continue }
+            if flush == Z_FINISH && direction == .deflate { continue }
+            return .needsInput
         }
     }
 
@@ -190,6 +182,8 @@ final class ZStream {
         return (consumed, written, stream.pointee.avail_out == 0, outcome(of: status))
     }
 
+    /// Whether a zlib call's status says the stream ended, or why it failed;
+    /// `Z_BUF_ERROR` only means it ran out of input or output space.
     private func outcome(of status: Int32) -> Result<Bool, Gzip.Error> {
         switch status {
         case Z_STREAM_END: .success(true)
