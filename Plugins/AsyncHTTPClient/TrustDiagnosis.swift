@@ -12,6 +12,11 @@ import NIOTLS
 /// more handshake with the server that keeps its certificates and sends
 /// nothing, and at most one more to see whether the certificate signed itself.
 ///
+/// A handshake cut short for another reason (the connection refused, reset or
+/// closed, the time up) tells nothing about the certificate: the second one
+/// is tried once more, and if it still cannot finish the reason is "the
+/// handshake failed" with what happened, never a guess.
+///
 /// Bounded: the whole diagnosis takes at most ``timeLimit``, after which its
 /// connections are closed and the reason is "the handshake failed"; requests
 /// that fail at once against the same server share one diagnosis.
@@ -60,20 +65,31 @@ enum TrustDiagnosis {
         if leaf.notValidAfter < now { return .expired }
         if leaf.notValidBefore > now { return .notYetValid }
         if pinned { return .pinMismatch }
-        if chain.count == 1 {
-            var selfTrusting = capturing
-            selfTrusting.trustRoots = .certificates([leaf])
-            selfTrusting.additionalTrustRoots = []
-            let second = await handshake(host: host, port: port, configuration: selfTrusting, capture: false, deadline: deadline, on: group)
-            if case .established = second { return .selfSigned }
+        guard chain.count == 1 else { return .untrustedRoot }
+        // One certificate: self-signed if a handshake trusting it as its own
+        // root succeeds, from an unknown authority if that one is refused too.
+        var selfTrusting = capturing
+        selfTrusting.trustRoots = .certificates([leaf])
+        selfTrusting.additionalTrustRoots = []
+        var cutShort = "the time for the diagnosis ran out"
+        for _ in 0..<2 where deadline > .now() {
+            switch await handshake(host: host, port: port, configuration: selfTrusting, capture: false, deadline: deadline, on: group) {
+            case .established: return .selfSigned
+            case .refused: return .untrustedRoot
+            case .failed(let what): cutShort = what
+            }
         }
-        return .untrustedRoot
+        return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the certificate signed itself or its authority is unknown, "
+            + "and the handshake that would tell which could not finish: \(cutShort)")
     }
 
     private enum Outcome {
         case established
+        /// The certificate was refused; with the server's chain when it was
+        /// kept.
         case refused([NIOSSLCertificate])
-        case failed
+        /// The handshake did not finish for another reason, said in words.
+        case failed(String)
     }
 
     /// One TLS handshake and a close, by `deadline`. With `capture`, the
@@ -82,9 +98,11 @@ enum TrustDiagnosis {
                                   deadline: NIODeadline, on group: any EventLoopGroup) async -> Outcome {
         let chain = Locked<[NIOSSLCertificate]>([])
         let serverName = isIPAddress(host) ? nil : host
-        let established: Bool
+        let end: HandshakeEnd
         do {
-            guard let bootstrap = ClientBootstrap(validatingGroup: group) else { return .failed }
+            guard let bootstrap = ClientBootstrap(validatingGroup: group) else {
+                return .failed("the transport's event loops cannot make a connection")
+            }
             let context = try NIOSSLContext(configuration: configuration)
             let watcher = Locked<HandshakeWatcher?>(nil)
             let channel = try await bootstrap
@@ -107,20 +125,26 @@ enum TrustDiagnosis {
                 .connect(host: host, port: port).get()
             guard let done = watcher.withLock({ $0?.done }) else {
                 channel.close(promise: nil as EventLoopPromise<Void>?)
-                return .failed
+                return .failed("the connection was set up without its handshake watcher")
             }
             // A server that stalls the handshake is closed at the deadline.
             let limit = channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil as EventLoopPromise<Void>?) }
-            established = (try? await done.futureResult.get()) ?? false
+            end = (try? await done.futureResult.get()) ?? .cutShort("the handshake was abandoned")
             limit.cancel()
             channel.close(promise: nil as EventLoopPromise<Void>?)
         } catch {
             // The connection failed, or the refused handshake closed it.
-            established = false
+            end = .cutShort("could not connect: \(error)")
         }
-        if established { return .established }
         let captured = chain.withLock { $0 }
-        return captured.isEmpty ? .failed : .refused(captured)
+        switch end {
+        case .completed: return .established
+        case .refused: return .refused(captured)
+        case .cutShort(let what):
+            // A kept chain means the certificate was seen and refused, however
+            // the connection then ended.
+            return captured.isEmpty ? .failed(what) : .refused(captured)
+        }
     }
 
     private static func isIPAddress(_ host: String) -> Bool {
@@ -139,34 +163,44 @@ private struct BestEffortTLSKey: Hashable {
     }
 }
 
-/// Completes `done` with `true` when the handshake completes, and with
-/// `false` when the connection fails, closes or leaves the pipeline first
-/// (a connection attempt that never became active says nothing else).
+/// How a handshake ended.
+private enum HandshakeEnd: Sendable {
+    case completed
+    /// BoringSSL refused the server's certificate.
+    case refused
+    /// Anything else first: an error, the connection closing, the handler
+    /// leaving the pipeline; said in words.
+    case cutShort(String)
+}
+
+/// Completes `done` with how the handshake ended (the first of these; a
+/// connection attempt that never became active says nothing else).
 private final class HandshakeWatcher: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
 
-    let done: EventLoopPromise<Bool>
+    let done: EventLoopPromise<HandshakeEnd>
 
     init(on eventLoop: any EventLoop) {
         done = eventLoop.makePromise()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { done.succeed(true) }
+        if case TLSUserEvent.handshakeCompleted = event { done.succeed(.completed) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        done.succeed(false)
+        let refused = AsyncHTTPClientTransport.refusedCertificate(error) == .verification
+        done.succeed(refused ? .refused : .cutShort("\(error)"))
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        done.succeed(false)
+        done.succeed(.cutShort("the server closed the connection during the handshake"))
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        done.succeed(false)
+        done.succeed(.cutShort("the connection was closed during the handshake"))
     }
 }

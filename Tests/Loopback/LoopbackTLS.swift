@@ -37,7 +37,10 @@ public struct LoopbackTLS: Sendable {
         self.offersHTTP2 = offersHTTP2
     }
 
-    func serverConfiguration() throws -> TLSConfiguration {
+    /// The server side's TLS configuration: the certificate with its issuer
+    /// (the self-signed one alone), and the protocols offered.
+    /// - Throws: When a bundled certificate or key does not parse.
+    public func serverConfiguration() throws -> TLSConfiguration {
         let (certificatePEM, keyPEM) = TestCertificates.pem(of: certificate)
         var chain = [try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)]
         if certificate != .selfSigned {
