@@ -32,8 +32,9 @@ public struct ServerTrustFailure: Error, Sendable, Hashable, CustomStringConvert
         /// The transport cannot honour a ``ServerTrust`` setting on this
         /// platform; the text says which and what can.
         case unsupportedSetting(String)
-        /// The TLS handshake failed for another reason; the text is the TLS
-        /// library's.
+        /// The TLS handshake failed for another reason, or the reason could
+        /// not be found out; the text says what happened, in the TLS
+        /// library's words where it gave any.
         case handshakeFailed(String)
     }
 

@@ -10,12 +10,13 @@ import NIOTLS
 /// know whether the certificate expired, signed itself or came from an
 /// unknown authority. After such a failure, and only then, this makes one
 /// more handshake with the server that keeps its certificates and sends
-/// nothing, and at most one more to see whether the certificate signed itself.
+/// nothing; for a lone certificate, one more that trusts it as its own root,
+/// to see whether it signed itself.
 ///
 /// A handshake cut short for another reason (the connection refused, reset or
-/// closed, the time up) tells nothing about the certificate: the second one
-/// is tried once more, and if it still cannot finish the reason is "the
-/// handshake failed" with what happened, never a guess.
+/// closed) tells nothing about the certificate: that second one is tried once
+/// more while time is left, and if it still cannot finish the reason is "the
+/// handshake failed" with what happened (or that time ran out), never a guess.
 ///
 /// Bounded: the whole diagnosis takes at most ``timeLimit``, after which its
 /// connections are closed and the reason is "the handshake failed"; requests
@@ -59,7 +60,8 @@ enum TrustDiagnosis {
         capturing.certificateVerification = .noHostnameVerification
         let first = await handshake(host: host, port: port, configuration: capturing, capture: true, deadline: deadline, on: group)
         guard case .refused(let chain) = first, let leaf = chain.first else {
-            return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the server's certificate could not be read again to say why")
+            let what = if case .failed(let detail) = first { " (\(detail))" } else { "" }
+            return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the server's certificate could not be read again to say why\(what)")
         }
         let now = time(nil)
         if leaf.notValidAfter < now { return .expired }
@@ -71,7 +73,7 @@ enum TrustDiagnosis {
         var selfTrusting = capturing
         selfTrusting.trustRoots = .certificates([leaf])
         selfTrusting.additionalTrustRoots = []
-        var cutShort = "the time for the diagnosis ran out"
+        var cutShort: String?
         for _ in 0..<2 where deadline > .now() {
             switch await handshake(host: host, port: port, configuration: selfTrusting, capture: false, deadline: deadline, on: group) {
             case .established: return .selfSigned
@@ -79,8 +81,9 @@ enum TrustDiagnosis {
             case .failed(let what): cutShort = what
             }
         }
+        let what = deadline > .now() ? cutShort ?? "" : "no answer within \(timeLimit.nanoseconds / 1_000_000_000) seconds"
         return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the certificate signed itself or its authority is unknown, "
-            + "and the handshake that would tell which could not finish: \(cutShort)")
+            + "and the handshake that would tell which could not finish: \(what)")
     }
 
     private enum Outcome {
@@ -97,6 +100,7 @@ enum TrustDiagnosis {
     private static func handshake(host: String, port: Int, configuration: TLSConfiguration, capture: Bool,
                                   deadline: NIODeadline, on group: any EventLoopGroup) async -> Outcome {
         let chain = Locked<[NIOSSLCertificate]>([])
+        let timedOut = Locked(false)
         let serverName = isIPAddress(host) ? nil : host
         let end: HandshakeEnd
         do {
@@ -128,13 +132,16 @@ enum TrustDiagnosis {
                 return .failed("the connection was set up without its handshake watcher")
             }
             // A server that stalls the handshake is closed at the deadline.
-            let limit = channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil as EventLoopPromise<Void>?) }
+            let limit = channel.eventLoop.scheduleTask(deadline: deadline) {
+                timedOut.withLock { $0 = true }
+                channel.close(promise: nil as EventLoopPromise<Void>?)
+            }
             end = (try? await done.futureResult.get()) ?? .cutShort("the handshake was abandoned")
             limit.cancel()
             channel.close(promise: nil as EventLoopPromise<Void>?)
         } catch {
             // The connection failed, or the refused handshake closed it.
-            end = .cutShort("could not connect: \(error)")
+            end = .cutShort("the connection failed: \(error)")
         }
         let captured = chain.withLock { $0 }
         switch end {
@@ -143,7 +150,8 @@ enum TrustDiagnosis {
         case .cutShort(let what):
             // A kept chain means the certificate was seen and refused, however
             // the connection then ended.
-            return captured.isEmpty ? .failed(what) : .refused(captured)
+            guard captured.isEmpty else { return .refused(captured) }
+            return .failed(timedOut.withLock { $0 } ? "no answer within the time left" : what)
         }
     }
 
@@ -196,7 +204,7 @@ private final class HandshakeWatcher: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        done.succeed(.cutShort("the server closed the connection during the handshake"))
+        done.succeed(.cutShort("the connection closed during the handshake"))
         context.fireChannelInactive()
     }
 

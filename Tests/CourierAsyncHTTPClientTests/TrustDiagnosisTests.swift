@@ -42,6 +42,25 @@ import Testing
         #expect(connections == 1)
     }
 
+    @Test func aLoneCertificateFromAnUnknownAuthorityIsNamedSo() async throws {
+        // Refused even when trusted as its own root: not self-signed.
+        let (reason, connections) = try await diagnosis(of: .otherRoot, sendingIssuer: false, droppingConnections: [])
+        #expect(reason == .untrustedRoot)
+        #expect(connections == 2)
+    }
+
+    @Test func aSecondHandshakeWithNoAnswerEndsAtTheTimeLimitAndSaysSo() async throws {
+        // The third connection is accepted and never answered: the diagnosis
+        // closes it at its time limit (10 s).
+        let (reason, connections) = try await diagnosis(of: .selfSigned, droppingConnections: [2], stalling: [3])
+        guard case .handshakeFailed(let detail) = reason else {
+            Issue.record("expected handshakeFailed, got \(String(describing: reason))")
+            return
+        }
+        #expect(detail.contains("could not finish: no answer within 10 seconds"))
+        #expect(connections == 3)
+    }
+
     @Test func aServerThatWillNotShowItsCertificateAgainIsNotGuessedAt() async throws {
         let (reason, connections) = try await diagnosis(of: .selfSigned, droppingConnections: [1])
         guard case .handshakeFailed(let detail) = reason else {
@@ -52,13 +71,16 @@ import Testing
         #expect(connections == 1)
     }
 
-    /// The diagnosis of a TLS server presenting `certificate` that closes
-    /// its connections numbered in `dropped` (from 1) as soon as they are
-    /// accepted, and how many connections it accepted.
-    private func diagnosis(of certificate: LoopbackTLS.Certificate, droppingConnections dropped: Set<Int>)
+    /// The diagnosis of a TLS server presenting `certificate` (and after it
+    /// its issuer, if `sendingIssuer`) that closes its connections numbered
+    /// in `dropped` (from 1) as soon as they are accepted and never answers
+    /// those in `stalled`, and how many connections it accepted.
+    private func diagnosis(of certificate: LoopbackTLS.Certificate, sendingIssuer: Bool = true,
+                           droppingConnections dropped: Set<Int>, stalling stalled: Set<Int> = [])
         async throws -> (ServerTrustFailure.Reason, connections: Int) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let context = try NIOSSLContext(configuration: LoopbackTLS(certificate: certificate).serverConfiguration())
+        let tls = LoopbackTLS(certificate: certificate, sendsIssuer: sendingIssuer)
+        let context = try NIOSSLContext(configuration: tls.serverConfiguration())
         let accepted = Locked(0)
         let listener = try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
@@ -67,6 +89,7 @@ import Testing
                     return count
                 }
                 guard !dropped.contains(number) else { return channel.close() }
+                guard !stalled.contains(number) else { return channel.eventLoop.makeSucceededVoidFuture() }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                 }

@@ -27,14 +27,21 @@ public struct LoopbackTLS: Sendable {
     public var certificate: Certificate
     /// Whether the server offers HTTP/2 (ALPN `h2`) besides HTTP/1.1.
     public var offersHTTP2: Bool
+    /// Whether the server sends the certificate's issuer after it (never for
+    /// the self-signed one). Without it, a certificate from an unknown
+    /// authority arrives alone, as from a server that forgot its chain.
+    public var sendsIssuer: Bool
 
     /// Creates a TLS setting.
     /// - Parameters:
     ///   - certificate: The certificate the server presents.
     ///   - offersHTTP2: Whether the server offers HTTP/2.
-    public init(certificate: Certificate = .valid, offersHTTP2: Bool = true) {
+    ///   - sendsIssuer: Whether the server sends the certificate's issuer
+    ///     after it.
+    public init(certificate: Certificate = .valid, offersHTTP2: Bool = true, sendsIssuer: Bool = true) {
         self.certificate = certificate
         self.offersHTTP2 = offersHTTP2
+        self.sendsIssuer = sendsIssuer
     }
 
     /// The server side's TLS configuration: the certificate with its issuer
@@ -43,7 +50,7 @@ public struct LoopbackTLS: Sendable {
     public func serverConfiguration() throws -> TLSConfiguration {
         let (certificatePEM, keyPEM) = TestCertificates.pem(of: certificate)
         var chain = [try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)]
-        if certificate != .selfSigned {
+        if certificate != .selfSigned, sendsIssuer {
             let issuer = certificate == .otherRoot ? TestCertificatePEM.otherRootCertificate : TestCertificatePEM.rootCertificate
             chain.append(try NIOSSLCertificate(bytes: Array(issuer.utf8), format: .pem))
         }
