@@ -18,9 +18,12 @@ import NIOTLS
 /// more while time is left, and if it still cannot finish the reason is "the
 /// handshake failed" with what happened (or that time ran out), never a guess.
 ///
-/// Bounded: the whole diagnosis takes at most ``timeLimit``, after which its
-/// connections are closed and the reason is "the handshake failed"; requests
-/// that fail at once against the same server share one diagnosis.
+/// Bounded: its handshakes take at most ``timeLimit`` in all, after which its
+/// connection is closed and the reason is "the handshake failed". The limit
+/// counts each handshake from its connecting to its end on the event loop,
+/// not the time the diagnosis waits to be scheduled between them, so a busy
+/// machine does not use it up. Requests that fail at once against the same
+/// server share one diagnosis.
 enum TrustDiagnosis {
     /// The longest a diagnosis takes, connecting included: a handshake on
     /// loopback takes milliseconds, one across the world a second, and one
@@ -36,14 +39,17 @@ enum TrustDiagnosis {
 
     private static let inFlight = Locked<[Key: Task<ServerTrustFailure.Reason, Never>]>([:])
 
-    /// The reason `host` failed verification under `configuration`.
+    /// The reason `host` failed verification under `configuration`, found
+    /// with handshakes that take at most `limit` in all (tests give a long
+    /// one, or a short one to reach it).
     static func reason(host: String, port: Int, configuration: TLSConfiguration, pinned: Bool,
-                       on group: any EventLoopGroup) async -> ServerTrustFailure.Reason {
+                       on group: any EventLoopGroup, within limit: TimeAmount = timeLimit) async -> ServerTrustFailure.Reason {
         let key = Key(host: host, port: port, pinned: pinned, configuration: BestEffortTLSKey(configuration))
         let task = inFlight.withLock { flights in
             if let running = flights[key] { return running }
             let task = Task {
-                let reason = await diagnose(host: host, port: port, configuration: configuration, pinned: pinned, on: group)
+                let reason = await diagnose(host: host, port: port, configuration: configuration, pinned: pinned,
+                                            on: group, within: limit)
                 _ = inFlight.withLock { $0.removeValue(forKey: key) }
                 return reason
             }
@@ -54,11 +60,11 @@ enum TrustDiagnosis {
     }
 
     private static func diagnose(host: String, port: Int, configuration: TLSConfiguration, pinned: Bool,
-                                 on group: any EventLoopGroup) async -> ServerTrustFailure.Reason {
-        let deadline = NIODeadline.now() + timeLimit
+                                 on group: any EventLoopGroup, within limit: TimeAmount) async -> ServerTrustFailure.Reason {
+        var budget = limit
         var capturing = configuration
         capturing.certificateVerification = .noHostnameVerification
-        let first = await handshake(host: host, port: port, configuration: capturing, capture: true, deadline: deadline, on: group)
+        let first = await handshake(host: host, port: port, configuration: capturing, capture: true, budget: &budget, on: group)
         guard case .refused(let chain) = first, let leaf = chain.first else {
             let what = if case .failed(let detail) = first { " (\(detail))" } else { "" }
             return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the server's certificate could not be read again to say why\(what)")
@@ -74,14 +80,14 @@ enum TrustDiagnosis {
         selfTrusting.trustRoots = .certificates([leaf])
         selfTrusting.additionalTrustRoots = []
         var cutShort: String?
-        for _ in 0..<2 where deadline > .now() {
-            switch await handshake(host: host, port: port, configuration: selfTrusting, capture: false, deadline: deadline, on: group) {
+        for _ in 0..<2 where budget > .zero {
+            switch await handshake(host: host, port: port, configuration: selfTrusting, capture: false, budget: &budget, on: group) {
             case .established: return .selfSigned
             case .refused: return .untrustedRoot
             case .failed(let what): cutShort = what
             }
         }
-        let what = deadline > .now() ? cutShort ?? "" : "no answer within \(timeLimit.nanoseconds / 1_000_000_000) seconds"
+        let what = budget > .zero ? cutShort ?? "" : "no answer within the diagnosis's \(seconds(limit)) s"
         return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the certificate signed itself or its authority is unknown, "
             + "and the handshake that would tell which could not finish: \(what)")
     }
@@ -95,10 +101,15 @@ enum TrustDiagnosis {
         case failed(String)
     }
 
-    /// One TLS handshake and a close, by `deadline`. With `capture`, the
+    /// One TLS handshake and a close, within `budget`, less the time it took
+    /// (from connecting to its end on the event loop). With `capture`, the
     /// server's chain is kept and the handshake refused.
     private static func handshake(host: String, port: Int, configuration: TLSConfiguration, capture: Bool,
-                                  deadline: NIODeadline, on group: any EventLoopGroup) async -> Outcome {
+                                  budget: inout TimeAmount, on group: any EventLoopGroup) async -> Outcome {
+        let start = NIODeadline.now()
+        let deadline = start + budget
+        var finished: NIODeadline?
+        defer { budget = budget - ((finished ?? .now()) - start) }
         let chain = Locked<[NIOSSLCertificate]>([])
         let timedOut = Locked(false)
         let serverName = isIPAddress(host) ? nil : host
@@ -136,7 +147,9 @@ enum TrustDiagnosis {
                 timedOut.withLock { $0 = true }
                 channel.close(promise: nil as EventLoopPromise<Void>?)
             }
-            end = (try? await done.futureResult.get()) ?? .cutShort("the handshake was abandoned")
+            let finish = try? await done.futureResult.get()
+            finished = finish?.at
+            end = finish?.end ?? .cutShort("the handshake was abandoned")
             limit.cancel()
             channel.close(promise: nil as EventLoopPromise<Void>?)
         } catch {
@@ -151,8 +164,14 @@ enum TrustDiagnosis {
             // A kept chain means the certificate was seen and refused, however
             // the connection then ended.
             guard captured.isEmpty else { return .refused(captured) }
-            return .failed(timedOut.withLock { $0 } ? "no answer within the time left" : what)
+            return .failed(timedOut.withLock { $0 } ? "no answer within the diagnosis's time left" : what)
         }
+    }
+
+    /// `amount` in seconds, whole when it is.
+    private static func seconds(_ amount: TimeAmount) -> String {
+        amount.nanoseconds % 1_000_000_000 == 0
+            ? "\(amount.nanoseconds / 1_000_000_000)" : "\(Double(amount.nanoseconds) / 1e9)"
     }
 
     private static func isIPAddress(_ host: String) -> Bool {
@@ -181,34 +200,38 @@ private enum HandshakeEnd: Sendable {
     case cutShort(String)
 }
 
-/// Completes `done` with how the handshake ended (the first of these; a
-/// connection attempt that never became active says nothing else).
+/// Completes `done` with how the handshake ended and when (the first of
+/// these; a connection attempt that never became active says nothing else).
 private final class HandshakeWatcher: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
 
-    let done: EventLoopPromise<HandshakeEnd>
+    let done: EventLoopPromise<(end: HandshakeEnd, at: NIODeadline)>
 
     init(on eventLoop: any EventLoop) {
         done = eventLoop.makePromise()
     }
 
+    private func finish(_ end: HandshakeEnd) {
+        done.succeed((end, .now()))
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { done.succeed(.completed) }
+        if case TLSUserEvent.handshakeCompleted = event { finish(.completed) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let refused = AsyncHTTPClientTransport.refusedCertificate(error) == .verification
-        done.succeed(refused ? .refused : .cutShort("\(error)"))
+        finish(refused ? .refused : .cutShort("\(error)"))
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        done.succeed(.cutShort("the connection closed during the handshake"))
+        finish(.cutShort("the connection closed during the handshake"))
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        done.succeed(.cutShort("the connection was closed during the handshake"))
+        finish(.cutShort("the connection was closed during the handshake"))
     }
 }
