@@ -64,9 +64,14 @@ enum TrustDiagnosis {
         var budget = limit
         var capturing = configuration
         capturing.certificateVerification = .noHostnameVerification
+        // What ended a handshake that did not finish: the time, once spent,
+        // whatever the connection then did.
+        func why(_ detail: String) -> String {
+            budget > .zero ? detail : "no answer within the diagnosis's \(seconds(limit)) s"
+        }
         let first = await handshake(host: host, port: port, configuration: capturing, capture: true, budget: &budget, on: group)
         guard case .refused(let chain) = first, let leaf = chain.first else {
-            let what = if case .failed(let detail) = first { " (\(detail))" } else { "" }
+            let what = if case .failed(let detail) = first { " (\(why(detail)))" } else { "" }
             return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the server's certificate could not be read again to say why\(what)")
         }
         let now = time(nil)
@@ -87,9 +92,8 @@ enum TrustDiagnosis {
             case .failed(let what): cutShort = what
             }
         }
-        let what = budget > .zero ? cutShort ?? "" : "no answer within the diagnosis's \(seconds(limit)) s"
         return .handshakeFailed("CERTIFICATE_VERIFY_FAILED; the certificate signed itself or its authority is unknown, "
-            + "and the handshake that would tell which could not finish: \(what)")
+            + "and the handshake that would tell which could not finish: \(why(cutShort ?? ""))")
     }
 
     private enum Outcome {
@@ -111,7 +115,6 @@ enum TrustDiagnosis {
         var finished: NIODeadline?
         defer { budget = budget - ((finished ?? .now()) - start) }
         let chain = Locked<[NIOSSLCertificate]>([])
-        let timedOut = Locked(false)
         let serverName = isIPAddress(host) ? nil : host
         let end: HandshakeEnd
         do {
@@ -143,10 +146,7 @@ enum TrustDiagnosis {
                 return .failed("the connection was set up without its handshake watcher")
             }
             // A server that stalls the handshake is closed at the deadline.
-            let limit = channel.eventLoop.scheduleTask(deadline: deadline) {
-                timedOut.withLock { $0 = true }
-                channel.close(promise: nil as EventLoopPromise<Void>?)
-            }
+            let limit = channel.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil as EventLoopPromise<Void>?) }
             let finish = try? await done.futureResult.get()
             finished = finish?.at
             end = finish?.end ?? .cutShort("the handshake was abandoned")
@@ -163,8 +163,7 @@ enum TrustDiagnosis {
         case .cutShort(let what):
             // A kept chain means the certificate was seen and refused, however
             // the connection then ended.
-            guard captured.isEmpty else { return .refused(captured) }
-            return .failed(timedOut.withLock { $0 } ? "no answer within the diagnosis's time left" : what)
+            return captured.isEmpty ? .failed(what) : .refused(captured)
         }
     }
 
