@@ -163,89 +163,115 @@ private final class ByteCounter: NSObject, URLSessionDataDelegate, @unchecked Se
 
 // MARK: - The pairs
 
-/// A Courier client and the bare client it is compared with.
-struct ClientPair: Sendable {
-    var name: String
-    var courier: BenchOperation
-    var bare: BenchOperation
+/// One client of a pair, made for one round: its request and how to release it.
+struct BenchClient: Sendable {
+    let operation: BenchOperation
+    let shutdown: @Sendable () async -> Void
 }
 
-/// The shared clients of one run.
+/// Makes a client of one side with a session or connection pool of its own.
+typealias ClientFactory = @Sendable () -> BenchClient
+
+/// A Courier client and the bare client it is compared with, each made anew
+/// (its own session or connection pool, configured alike) for every round.
+///
+/// How a pool's connections happen to sit on the event loops, or a session's
+/// on its threads, moves a client's CPU per request by up to a third for as
+/// long as the client lives: two bare clients made alike, measured in the
+/// same rounds, differed by 1.33x in process and 1.41x against nginx at 32
+/// concurrent. A client kept for a whole run would give one draw of that per
+/// side, so each round makes every side's client anew, and the bare side's
+/// second run (the noise floor) is a client of its own too, not the first
+/// one measured again.
+struct ClientPair: Sendable {
+    var name: String
+    var courier: ClientFactory
+    var bare: ClientFactory
+}
+
+/// The clients of one run against one server.
 struct ClientSet: Sendable {
     let baseURL: URL
-    let urlSessionTransport = URLSessionTransport()
-    let session = URLSession(configuration: .default)
-    /// The bare side's client in the AsyncHTTPClient pairs, and beside it the
-    /// one under Courier's transports: each side its own connection pool, as
-    /// each URLSession side has its own session, configured alike and as the
-    /// transport configures the client it owns (no redirects or decompression
-    /// by the client). One shared pool would let each side's requests run on
-    /// connections the other side placed.
-    let httpClient = ClientSet.makeHTTPClient()
-    let courierHTTPClient = ClientSet.makeHTTPClient()
 
-    private static func makeHTTPClient() -> HTTPClient {
-        var configuration = HTTPClient.Configuration()
+    /// A client configured as the transport configures the one it owns (no
+    /// redirects or decompression by the client), for either side of the
+    /// AsyncHTTPClient pairs.
+    static func makeHTTPClient(tls: TLSConfiguration? = nil) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     }
 
+    /// A side on a new `URLSession`.
+    static func onSession(_ operation: @escaping @Sendable (URLSession) -> BenchOperation) -> ClientFactory {
+        {
+            let session = URLSession(configuration: .default)
+            return BenchClient(operation: operation(session), shutdown: { session.finishTasksAndInvalidate() })
+        }
+    }
+
+    /// A side on a new AsyncHTTPClient client.
+    static func onHTTPClient(tls: TLSConfiguration? = nil,
+                             _ operation: @escaping @Sendable (HTTPClient) -> BenchOperation) -> ClientFactory {
+        {
+            let client = makeHTTPClient(tls: tls)
+            return BenchClient(operation: operation(client), shutdown: { try? await client.shutdown() })
+        }
+    }
+
+    /// A side on a new `URLSessionTransport` (its session is invalidated when
+    /// the transport is released).
+    static func onURLSessionTransport(_ operation: @escaping @Sendable (URLSessionTransport) -> BenchOperation) -> ClientFactory {
+        { BenchClient(operation: operation(URLSessionTransport()), shutdown: {}) }
+    }
+
     /// Item 1: Courier (four no-op plugins, Codable) against the bare client
     /// plus `JSONDecoder`, one pair per transport.
     var pipelinePairs: [ClientPair] {
-        [
+        let baseURL = baseURL
+        return [
             ClientPair(
                 name: "URLSession",
-                courier: Clients.courier(on: urlSessionTransport, baseURL: baseURL),
-                bare: Clients.bareURLSession(session, baseURL: baseURL)
+                courier: Self.onURLSessionTransport { Clients.courier(on: $0, baseURL: baseURL) },
+                bare: Self.onSession { Clients.bareURLSession($0, baseURL: baseURL) }
             ),
             ClientPair(
                 name: "AsyncHTTPClient",
-                courier: Clients.courier(on: AsyncHTTPClientTransport(client: courierHTTPClient), baseURL: baseURL),
-                bare: Clients.bareAsyncHTTPClient(httpClient, baseURL: baseURL)
+                courier: Self.onHTTPClient { Clients.courier(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL) },
+                bare: Self.onHTTPClient { Clients.bareAsyncHTTPClient($0, baseURL: baseURL) }
             ),
         ]
     }
 
     /// Item 2: each transport alone against its bare client.
     var transportPairs: [ClientPair] {
-        [
+        let baseURL = baseURL
+        return [
             ClientPair(
                 name: "URLSessionTransport vs URLSession",
-                courier: Clients.transportOnly(urlSessionTransport, baseURL: baseURL),
-                bare: Clients.bareURLSessionData(session, baseURL: baseURL)
+                courier: Self.onURLSessionTransport { Clients.transportOnly($0, baseURL: baseURL) },
+                bare: Self.onSession { Clients.bareURLSessionData($0, baseURL: baseURL) }
             ),
             ClientPair(
                 name: "AsyncHTTPClientTransport vs AsyncHTTPClient",
-                courier: Clients.transportOnly(AsyncHTTPClientTransport(client: courierHTTPClient), baseURL: baseURL),
-                bare: Clients.bareAsyncHTTPClientData(httpClient, baseURL: baseURL)
+                courier: Self.onHTTPClient { Clients.transportOnly(AsyncHTTPClientTransport(client: $0), baseURL: baseURL) },
+                bare: Self.onHTTPClient { Clients.bareAsyncHTTPClientData($0, baseURL: baseURL) }
             ),
         ]
     }
-
-    func shutdown() async {
-        session.finishTasksAndInvalidate()
-        try? await httpClient.shutdown()
-        try? await courierHTTPClient.shutdown()
-    }
 }
 
-/// The clients of the HTTPS pairs, against a server whose certificate comes
-/// from the tests' private root: AsyncHTTPClient trusting that root, bare and
-/// under the transport (whose `ServerTrust` names the same root); and
-/// `URLSession`, bare and under the transport, where the system trusts the
-/// root. FoundationNetworking on Linux trusts the system's bundle alone, so
-/// there the URLSession pair runs only under `Tests/with-test-root-trusted`.
+/// The HTTPS pairs, against a server whose certificate comes from the tests'
+/// private root: AsyncHTTPClient trusting that root, bare and under the
+/// transport (whose `ServerTrust` names the same root); and `URLSession`, bare
+/// and under the transport, where the system trusts the root.
+/// FoundationNetworking on Linux trusts the system's bundle alone, so there
+/// the URLSession pair runs only under `Tests/with-test-root-trusted`.
 struct SecureClientSet: Sendable {
     let baseURL: URL
-    /// The bare side's client and the one under the transport: each side its
-    /// own pool, configured alike (see ``ClientSet``).
-    let httpClient: HTTPClient
-    let courierHTTPClient: HTTPClient
-    let transport: AsyncHTTPClientTransport
-    let urlSessionTransport = URLSessionTransport()
-    let session = URLSession(configuration: .default)
+    private let tls: TLSConfiguration
+    private let serverTrust: ServerTrust
 
     /// Whether `URLSession` trusts the root: on Apple platforms never without
     /// a `ServerTrust`; on Linux when the system's bundle holds it.
@@ -258,38 +284,31 @@ struct SecureClientSet: Sendable {
         let root = try TestCertificateFiles.rootDER()
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.additionalTrustRoots = [.certificates([try NIOSSLCertificate(bytes: Array(root), format: .der)])]
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.redirectConfiguration = .disallow
-        configuration.decompression = .disabled
-        httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-        courierHTTPClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-        transport = AsyncHTTPClientTransport(
-            client: courierHTTPClient,
-            configuration: .init(serverTrust: ServerTrust.system.trusting(rootCertificate: root), tlsConfiguration: tls))
+        self.tls = tls
+        serverTrust = ServerTrust.system.trusting(rootCertificate: root)
     }
 
     /// Item 2 over TLS: each transport against its bare client, connections kept alive.
     var pairs: [ClientPair] {
+        let (baseURL, tls, serverTrust) = (baseURL, tls, serverTrust)
         var pairs = [
             ClientPair(
                 name: "AsyncHTTPClientTransport vs AsyncHTTPClient, HTTPS",
-                courier: Clients.transportOnly(transport, baseURL: baseURL),
-                bare: Clients.bareAsyncHTTPClientData(httpClient, baseURL: baseURL)
+                courier: ClientSet.onHTTPClient(tls: tls) { client in
+                    let transport = AsyncHTTPClientTransport(client: client,
+                                                             configuration: .init(serverTrust: serverTrust, tlsConfiguration: tls))
+                    return Clients.transportOnly(transport, baseURL: baseURL)
+                },
+                bare: ClientSet.onHTTPClient(tls: tls) { Clients.bareAsyncHTTPClientData($0, baseURL: baseURL) }
             ),
         ]
         if Self.urlSessionTrustsRoot {
             pairs.append(ClientPair(
                 name: "URLSessionTransport vs URLSession, HTTPS",
-                courier: Clients.transportOnly(urlSessionTransport, baseURL: baseURL),
-                bare: Clients.bareURLSessionData(session, baseURL: baseURL)
+                courier: ClientSet.onURLSessionTransport { Clients.transportOnly($0, baseURL: baseURL) },
+                bare: ClientSet.onSession { Clients.bareURLSessionData($0, baseURL: baseURL) }
             ))
         }
         return pairs
-    }
-
-    func shutdown() async {
-        session.finishTasksAndInvalidate()
-        try? await httpClient.shutdown()
-        try? await courierHTTPClient.shutdown()
     }
 }

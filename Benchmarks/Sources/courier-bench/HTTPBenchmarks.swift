@@ -39,9 +39,6 @@ struct HTTPBenchmarks {
 
     private func measure(_ pair: ClientPair, label: String, concurrencies: [Int]) async throws -> [Row] {
         var rows: [Row] = []
-        // Warm up both clients' connection pools.
-        _ = try await throughput(total: 200, concurrency: 64, pair.courier)
-        _ = try await throughput(total: 200, concurrency: 64, pair.bare)
         for concurrency in concurrencies {
             let total = concurrency == 1 ? (quick ? 300 : 1_000) : (quick ? 1_000 : 4_000)
             // CPU time of the whole process (client, server, runtime) per
@@ -50,11 +47,21 @@ struct HTTPBenchmarks {
             var courierCPU: [Double] = []
             var bareCPU: [Double] = []
             var bareAgainCPU: [Double] = []
-            func run(_ operation: @escaping BenchOperation, cpu: inout [Double]) async throws -> Double {
-                let start = processCPUSeconds()
-                let rate = try await throughput(total: total, concurrency: concurrency, operation)
-                cpu.append((processCPUSeconds() - start) / Double(total) * 1e6)
-                return rate
+            // Every run is a client made for it (see `ClientPair`), its pool
+            // warmed up first, and shut down after.
+            func run(_ make: ClientFactory, cpu: inout [Double]) async throws -> Double {
+                let client = make()
+                do {
+                    _ = try await throughput(total: 200, concurrency: 64, client.operation)
+                    let start = processCPUSeconds()
+                    let rate = try await throughput(total: total, concurrency: concurrency, client.operation)
+                    cpu.append((processCPUSeconds() - start) / Double(total) * 1e6)
+                    await client.shutdown()
+                    return rate
+                } catch {
+                    await client.shutdown()
+                    throw error
+                }
             }
             let result = try await interleaved(
                 rounds: rounds,
@@ -72,10 +79,23 @@ struct HTTPBenchmarks {
         }
         // Exact, whatever the machine's load: every allocation in the process
         // (client, runtime and the in-process server alike) per sequential request.
+        func countAllocations(_ make: ClientFactory) async throws -> Double {
+            let client = make()
+            do {
+                _ = try await throughput(total: 200, concurrency: 64, client.operation)
+                let count = try await allocationsPerCall(quick ? 200 : 1_000, client.operation)
+                await client.shutdown()
+                return count
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+        }
         let allocations = try await interleaved(
             rounds: 3,
-            courier: { try await allocationsPerCall(quick ? 200 : 1_000, pair.courier) },
-            bare: { try await allocationsPerCall(quick ? 200 : 1_000, pair.bare) }
+            courier: { try await countAllocations(pair.courier) },
+            bare: { try await countAllocations(pair.bare) },
+            bareAgain: { try await countAllocations(pair.bare) }
         )
         rows.append(Row(name: "\(label), allocations per request", unit: "allocs", courier: allocations.courier,
                         bare: allocations.bare, bareAgain: allocations.bareAgain, higherIsBetter: false))

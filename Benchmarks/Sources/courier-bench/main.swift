@@ -51,18 +51,22 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     }
     // "bare-delegate": the client's API that sees each chunk (AsyncHTTPClient's
     // delegate API; URLSession's data(for:delegate:) with a task delegate).
-    let operation = switch arguments[index + 2] {
-    case "bare": pair.bare
-    case "bare-delegate" where pair.name.contains("URLSession"): Clients.bareURLSessionDelegate(clients.session, baseURL: baseURL)
-    case "bare-delegate": Clients.bareAsyncHTTPClientDelegate(clients.httpClient, baseURL: baseURL)
+    let client: BenchClient = switch arguments[index + 2] {
+    case "bare": pair.bare()
+    case "bare-delegate" where pair.name.contains("URLSession"):
+        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL) }()
+    case "bare-delegate": ClientSet.onHTTPClient { Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL) }()
     // The delegate API with every request and connection on one loop: what
     // it costs when no callback crosses threads.
-    case "bare-delegate-pinned": Clients.bareAsyncHTTPClientDelegate(
-        clients.httpClient, baseURL: baseURL, eventLoop: .delegateAndChannel(on: clients.httpClient.eventLoopGroup.next()))
-    case "transport": Clients.transportDirect(pair.name.contains("URLSession") ? clients.urlSessionTransport
-        : AsyncHTTPClientTransport(client: clients.courierHTTPClient), baseURL: baseURL)
-    default: pair.courier
+    case "bare-delegate-pinned": ClientSet.onHTTPClient {
+        Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL, eventLoop: .delegateAndChannel(on: $0.eventLoopGroup.next()))
+    }()
+    case "transport" where pair.name.contains("URLSession"):
+        ClientSet.onURLSessionTransport { Clients.transportDirect($0, baseURL: baseURL) }()
+    case "transport": ClientSet.onHTTPClient { Clients.transportDirect(AsyncHTTPClientTransport(client: $0), baseURL: baseURL) }()
+    default: pair.courier()
     }
+    let operation = client.operation
     let concurrency = arguments.count > index + 4 ? max(1, Int(arguments[index + 4]) ?? 1) : 1
     log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests, \(concurrency) at a time")
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -78,7 +82,7 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
         try await traceAllocations(of: operation, to: "\(directory)/profile.\(arguments[index + 2]).trace")
     }
-    await clients.shutdown()
+    await client.shutdown()
     await server.shutdown()
     exit(0)
 }
@@ -100,15 +104,12 @@ if wanted("http") {
     let secureClients = try SecureClientSet(baseURL: secureServer.baseURL)
     let pair = arguments.firstIndex(of: "--pair").flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
     rows += try await HTTPBenchmarks(clients: clients, secureClients: secureClients, quick: quick, pairFilter: pair).run()
-    await clients.shutdown()
-    await secureClients.shutdown()
     await secureServer.shutdown()
     if let nginx = await Nginx.probe() {
         log("nginx: serving the same document at \(nginx.absoluteString); every HTTP pair again against it (rows marked nginx)")
         let nginxClients = ClientSet(baseURL: nginx)
         rows += try await HTTPBenchmarks(clients: nginxClients, secureClients: nil, quick: quick, pairFilter: pair,
                                          serverName: "nginx").run()
-        await nginxClients.shutdown()
     } else {
         log("nginx: none serving the document at \(Nginx.baseURL.absoluteString); start one with Benchmarks/nginx/run "
             + "to measure the HTTP pairs against it too")
