@@ -27,11 +27,18 @@ public struct ResponseBody: Sendable {
     /// An empty body.
     public static let empty = ResponseBody(Data())
 
+    /// How many unread bytes a streamed body holds before a chunk's
+    /// `whenConsumed` waits for the reader: 256 KiB.
+    public static let readAheadLimit = 256 << 10
+
     /// A body that arrives in chunks, and the writer that delivers them.
     ///
     /// The writer never blocks; a client that can wait passes `whenConsumed`
     /// to ``ResponseBodyWriter/yield(_:whenConsumed:)`` and sends the next
-    /// chunk only after it runs, so at most one chunk waits in memory.
+    /// chunk only after it runs. It runs at once while fewer than
+    /// ``readAheadLimit`` bytes wait unread (so the client reads on while the
+    /// transfer stage writes), otherwise when the reader takes the chunk; so
+    /// at most that many bytes and one chunk wait in memory.
     public static func makeStream() -> (body: ResponseBody, writer: ResponseBodyWriter) {
         let stream = ResponseBodyStream()
         return (ResponseBody(storage: .stream(stream)), ResponseBodyWriter(stream: stream))
@@ -80,8 +87,10 @@ public struct ResponseBody: Sendable {
 public struct ResponseBodyWriter: Sendable {
     let stream: ResponseBodyStream
 
-    /// Hands over the next chunk. `whenConsumed` runs once the reader has taken
-    /// it (or has stopped reading).
+    /// Hands over the next chunk. `whenConsumed` runs at once while the
+    /// unread chunks, this one included, come to at most
+    /// ``ResponseBody/readAheadLimit`` bytes; otherwise once the reader has
+    /// taken this chunk (or has stopped reading).
     public func yield(_ chunk: Data, whenConsumed: (@Sendable () -> Void)? = nil) {
         stream.yield(chunk, whenConsumed: whenConsumed)
     }
@@ -110,6 +119,8 @@ final class ResponseBodyStream: Sendable {
     private struct State {
         var chunks: [Chunk] = []
         var head = 0
+        /// The bytes of `chunks[head...]`.
+        var unreadBytes = 0
         var ended = false
         var failure: NetworkError?
         var reader: CheckedContinuation<Data?, any Error>?
@@ -118,15 +129,19 @@ final class ResponseBodyStream: Sendable {
     private let state = Locked(State())
 
     func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
-        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), queued, dropped }
+        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), queued, queuedWithinLimit, dropped }
         let outcome: Outcome = state.withLock { state in
             guard !state.ended else { return .dropped }
             if let reader = state.reader {
                 state.reader = nil
                 return .delivered(reader)
             }
-            state.chunks.append(Chunk(data: data, whenConsumed: whenConsumed))
-            return .queued
+            state.unreadBytes += data.count
+            // Within the limit the client may go on at once; the chunk that
+            // passes it holds the client until the reader takes it.
+            let withinLimit = state.unreadBytes <= ResponseBody.readAheadLimit
+            state.chunks.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenConsumed))
+            return withinLimit ? .queuedWithinLimit : .queued
         }
         switch outcome {
         case .delivered(let reader):
@@ -134,6 +149,8 @@ final class ResponseBodyStream: Sendable {
             whenConsumed?()
         case .dropped:
             // Nobody reads it any more: let the client go on to be stopped by its abort.
+            whenConsumed?()
+        case .queuedWithinLimit:
             whenConsumed?()
         case .queued:
             break
@@ -165,46 +182,62 @@ final class ResponseBodyStream: Sendable {
             defer {
                 state.chunks = []
                 state.head = 0
+                state.unreadBytes = 0
             }
             return Array(state.chunks[state.head...])
         }
         for chunk in dropped { chunk.whenConsumed?() }
     }
 
-    /// The next chunk, or `nil` at the end.
+    /// Whether a reader waits for the next chunk (for tests).
+    var readerIsWaiting: Bool {
+        state.withLock { $0.reader != nil }
+    }
+
+    /// The next chunk, or `nil` at the end. A chunk already waiting is taken
+    /// without suspending.
     func next() async throws(NetworkError) -> Data? {
+        if let ready = state.withLock({ state in Self.take(&state, orWait: nil) }) {
+            return try Self.deliver(ready)
+        }
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let outcome: Result<Chunk?, NetworkError>? = state.withLock { state in
-                    if state.head < state.chunks.count {
-                        let chunk = state.chunks[state.head]
-                        state.head += 1
-                        if state.head == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        return .success(chunk)
-                    }
-                    if state.ended {
-                        return state.failure.map { .failure($0) } ?? .success(nil)
-                    }
-                    state.reader = continuation
-                    return nil
-                }
-                switch outcome {
-                case nil:
-                    break
-                case .success(let chunk)?:
-                    continuation.resume(returning: chunk?.data)
-                    chunk?.whenConsumed?()
-                case .failure(let error)?:
-                    continuation.resume(throwing: error)
-                }
+                guard let ready = state.withLock({ state in Self.take(&state, orWait: continuation) }) else { return }
+                continuation.resume(with: Result { () throws(NetworkError) in try Self.deliver(ready) })
             }
         } catch let error as NetworkError {
             throw error
         } catch {
             throw NetworkError(transportError: error)
         }
+    }
+
+    /// The next unread chunk, or the end (`.success(nil)`), or the failure;
+    /// `nil` when nothing is there yet, after leaving `reader` to be resumed
+    /// by the writer.
+    private static func take(_ state: inout State, orWait reader: CheckedContinuation<Data?, any Error>?)
+        -> Result<Chunk?, NetworkError>? {
+        if state.head < state.chunks.count {
+            let chunk = state.chunks[state.head]
+            state.head += 1
+            state.unreadBytes -= chunk.data.count
+            if state.head == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            return .success(chunk)
+        }
+        if state.ended {
+            return state.failure.map { .failure($0) } ?? .success(nil)
+        }
+        if let reader { state.reader = reader }
+        return nil
+    }
+
+    /// A taken chunk's data, after letting its client go on.
+    private static func deliver(_ taken: Result<Chunk?, NetworkError>) throws(NetworkError) -> Data? {
+        let chunk = try taken.get()
+        chunk?.whenConsumed?()
+        return chunk?.data
     }
 }

@@ -1,0 +1,143 @@
+@testable import Courier
+import Foundation
+import Testing
+
+/// A streamed body between a transport and the transfer stage: the client
+/// reads ahead up to `ResponseBody.readAheadLimit` unread bytes and then
+/// waits for the reader, every byte arrives in order, and a reader that stops
+/// leaves no client waiting.
+@Suite struct ResponseBodyStreamTests {
+    /// Counts the `whenConsumed` calls of each chunk.
+    final class Consumed: Sendable {
+        private let calls = Locked<[Int: Int]>([:])
+
+        func callback(for chunk: Int) -> @Sendable () -> Void {
+            { self.calls.withLock { $0[chunk, default: 0] += 1 } }
+        }
+
+        func count(_ chunk: Int) -> Int {
+            calls.withLock { $0[chunk, default: 0] }
+        }
+    }
+
+    private static let chunkSize = 64 << 10
+
+    private static func chunk(_ index: Int, size: Int = chunkSize) -> Data {
+        Data(repeating: UInt8(truncatingIfNeeded: index), count: size)
+    }
+
+    private static func stream(of body: ResponseBody) throws -> ResponseBodyStream {
+        guard case .stream(let stream) = body.storage else { throw NetworkError.cancelled }
+        return stream
+    }
+
+    /// Yields chunks up to the limit and one more, none of them read;
+    /// returns the index of that one, whose client waits.
+    private static func yieldPastTheLimit(_ writer: ResponseBodyWriter, _ consumed: Consumed) -> Int {
+        let withinLimit = ResponseBody.readAheadLimit / chunkSize
+        for index in 0...withinLimit {
+            writer.yield(chunk(index), whenConsumed: consumed.callback(for: index))
+        }
+        return withinLimit
+    }
+
+    @Test func theClientGoesOnAtOnceUntilTheChunksUnreadPassTheLimitThenWaitsForTheReader() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let consumed = Consumed()
+        let withinLimit = Self.yieldPastTheLimit(writer, consumed)
+        // Nobody has read yet: the chunks within the limit let the client go
+        // on; the one that passes it holds the client.
+        for index in 0..<withinLimit {
+            #expect(consumed.count(index) == 1, "chunk \(index) is within the limit")
+        }
+        #expect(consumed.count(withinLimit) == 0)
+
+        for index in 0..<withinLimit {
+            #expect(try await stream.next() == Self.chunk(index))
+            #expect(consumed.count(withinLimit) == 0, "the client waits until the reader takes its chunk")
+        }
+        #expect(try await stream.next() == Self.chunk(withinLimit))
+        #expect(consumed.count(withinLimit) == 1)
+        for index in 0..<withinLimit {
+            #expect(consumed.count(index) == 1, "chunk \(index)'s client was told once")
+        }
+    }
+
+    @Test func aReaderWaitingForAChunkLetsItsClientGoOnAsItArrives() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let consumed = Consumed()
+        async let read = stream.next()
+        while !stream.readerIsWaiting { await Task.yield() }
+        writer.yield(Self.chunk(7, size: ResponseBody.readAheadLimit + 1), whenConsumed: consumed.callback(for: 7))
+        #expect(try await read == Self.chunk(7, size: ResponseBody.readAheadLimit + 1))
+        #expect(consumed.count(7) == 1)
+        writer.finish()
+        #expect(try await stream.next() == nil)
+    }
+
+    @Test func everyByteArrivesInOrderAndTheUnreadBytesStayWithinTheLimitAndAChunk() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let sizes = (0..<200).map { 1 + ($0 * 7_919) % (48 << 10) }
+        let largest = sizes.max() ?? 0
+        let expected = sizes.indices.reduce(into: Data()) { $0.append(Self.chunk($1, size: sizes[$1])) }
+        let yielded = Locked(0)
+        let read = Locked(0)
+        let mostUnread = Locked(0)
+
+        // A client that sends each chunk only after the last one's
+        // `whenConsumed` ran, as AsyncHTTPClient's back-pressure does.
+        let client = Task {
+            for (index, size) in sizes.enumerated() {
+                await withCheckedContinuation { (next: CheckedContinuation<Void, Never>) in
+                    let total = yielded.withLock { $0 += size; return $0 }
+                    // The reader counts a chunk after taking it, so this is at
+                    // most one chunk more than what is really unread.
+                    let unread = total - read.current
+                    mostUnread.withLock { $0 = max($0, unread) }
+                    writer.yield(Self.chunk(index, size: size)) { next.resume() }
+                }
+            }
+            writer.finish()
+        }
+        var received = Data()
+        while let chunk = try await stream.next() {
+            received.append(chunk)
+            read.withLock { $0 += chunk.count }
+        }
+        await client.value
+        #expect(received == expected)
+        #expect(mostUnread.current <= ResponseBody.readAheadLimit + 2 * largest)
+    }
+
+    @Test func aReaderThatStopsLetsTheWaitingClientGoOnAndDropsWhatFollows() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let consumed = Consumed()
+        let withinLimit = Self.yieldPastTheLimit(writer, consumed)
+        #expect(consumed.count(withinLimit) == 0)
+        stream.stop()
+        #expect(consumed.count(withinLimit) == 1, "a stopped reader leaves no client waiting")
+        writer.yield(Self.chunk(99), whenConsumed: consumed.callback(for: 99))
+        #expect(consumed.count(99) == 1, "a chunk after the stop is dropped and its client told")
+        await #expect(throws: NetworkError.self) { try await stream.next() }
+    }
+
+    @Test func chunksYieldedBeforeAFailureAreReadBeforeIt() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        writer.yield(Self.chunk(1, size: 10))
+        writer.yield(Self.chunk(2, size: 20))
+        writer.fail(URLError(.networkConnectionLost))
+        #expect(try await stream.next() == Self.chunk(1, size: 10))
+        #expect(try await stream.next() == Self.chunk(2, size: 20))
+        await #expect {
+            try await stream.next()
+        } throws: { error in
+            guard let error = error as? NetworkError, case .connectionLost = error else { return false }
+            return true
+        }
+    }
+}
