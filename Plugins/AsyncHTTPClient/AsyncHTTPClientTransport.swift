@@ -56,6 +56,13 @@ public final class AsyncHTTPClientTransport: Transport {
     /// https) and whose `connectionPool.retryConnectionEstablishment` is
     /// `false` (otherwise a closed port or an unknown host fails only after the
     /// client's connect time-out).
+    ///
+    /// With a `serverTrust` other than `.system`, every HTTPS request to a
+    /// host carries its own TLS configuration, since AsyncHTTPClient does not
+    /// say which one `client` has; AsyncHTTPClient then hashes that
+    /// configuration, certificates included, on every request. A transport
+    /// that makes its own client (``init(configuration:)``) builds the trust
+    /// into it and pays nothing per request.
     /// - Parameters:
     ///   - client: The client that sends the requests.
     ///   - configuration: Whether bodies arrive decoded.

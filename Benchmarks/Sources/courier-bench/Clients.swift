@@ -263,9 +263,12 @@ struct ClientSet: Sendable {
 }
 
 /// The HTTPS pairs, against a server whose certificate comes from the tests'
-/// private root: AsyncHTTPClient trusting that root, bare and under the
-/// transport (whose `ServerTrust` names the same root); and `URLSession`, bare
-/// and under the transport, where the system trusts the root.
+/// private root: AsyncHTTPClient configured to trust that root, against the
+/// transport making its own client with a `ServerTrust` that names the root (as
+/// a user would write it: a client passed in with that trust would make every
+/// request carry its own TLS configuration, which AsyncHTTPClient hashes each
+/// time); and `URLSession`, bare and under the transport, where the system
+/// trusts the root.
 /// FoundationNetworking on Linux trusts the system's bundle alone, so there
 /// the URLSession pair runs only under `Tests/with-test-root-trusted`.
 struct SecureClientSet: Sendable {
@@ -294,10 +297,10 @@ struct SecureClientSet: Sendable {
         var pairs = [
             ClientPair(
                 name: "AsyncHTTPClientTransport vs AsyncHTTPClient, HTTPS",
-                courier: ClientSet.onHTTPClient(tls: tls) { client in
-                    let transport = AsyncHTTPClientTransport(client: client,
-                                                             configuration: .init(serverTrust: serverTrust, tlsConfiguration: tls))
-                    return Clients.transportOnly(transport, baseURL: baseURL)
+                courier: {
+                    let transport = AsyncHTTPClientTransport(configuration: .init(serverTrust: serverTrust))
+                    return BenchClient(operation: Clients.transportOnly(transport, baseURL: baseURL),
+                                       shutdown: { try? await transport.shutdown() })
                 },
                 bare: ClientSet.onHTTPClient(tls: tls) { Clients.bareAsyncHTTPClientData($0, baseURL: baseURL) }
             ),
