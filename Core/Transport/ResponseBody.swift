@@ -129,9 +129,12 @@ final class ResponseBodyStream: Sendable {
     private let state = Locked(State())
 
     func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
-        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), queued, queuedWithinLimit, dropped }
+        /// Delivered to a waiting reader; or the client may go on (queued
+        /// within the limit, or dropped: nobody reads any more, and the client
+        /// goes on to be stopped by its abort); or it waits for the reader.
+        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), goOn, held }
         let outcome: Outcome = state.withLock { state in
-            guard !state.ended else { return .dropped }
+            guard !state.ended else { return .goOn }
             if let reader = state.reader {
                 state.reader = nil
                 return .delivered(reader)
@@ -141,18 +144,15 @@ final class ResponseBodyStream: Sendable {
             // passes it holds the client until the reader takes it.
             let withinLimit = state.unreadBytes <= ResponseBody.readAheadLimit
             state.chunks.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenConsumed))
-            return withinLimit ? .queuedWithinLimit : .queued
+            return withinLimit ? .goOn : .held
         }
         switch outcome {
         case .delivered(let reader):
             reader.resume(returning: data)
             whenConsumed?()
-        case .dropped:
-            // Nobody reads it any more: let the client go on to be stopped by its abort.
+        case .goOn:
             whenConsumed?()
-        case .queuedWithinLimit:
-            whenConsumed?()
-        case .queued:
+        case .held:
             break
         }
     }

@@ -193,16 +193,6 @@ struct ClientPair: Sendable {
 struct ClientSet: Sendable {
     let baseURL: URL
 
-    /// A client configured as the transport configures the one it owns (no
-    /// redirects or decompression by the client), for either side of the
-    /// AsyncHTTPClient pairs.
-    static func makeHTTPClient(tls: TLSConfiguration? = nil) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.redirectConfiguration = .disallow
-        configuration.decompression = .disabled
-        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-    }
-
     /// A side on a new `URLSession`.
     static func onSession(_ operation: @escaping @Sendable (URLSession) -> BenchOperation) -> ClientFactory {
         {
@@ -211,11 +201,16 @@ struct ClientSet: Sendable {
         }
     }
 
-    /// A side on a new AsyncHTTPClient client.
+    /// A side on a new AsyncHTTPClient client, configured as the transport
+    /// configures the one it owns (no redirects or decompression by the
+    /// client), for either side of the AsyncHTTPClient pairs.
     static func onHTTPClient(tls: TLSConfiguration? = nil,
                              _ operation: @escaping @Sendable (HTTPClient) -> BenchOperation) -> ClientFactory {
         {
-            let client = makeHTTPClient(tls: tls)
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.redirectConfiguration = .disallow
+            configuration.decompression = .disabled
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             return BenchClient(operation: operation(client), shutdown: { try? await client.shutdown() })
         }
     }

@@ -37,6 +37,22 @@ struct HTTPBenchmarks {
         pairFilter.map(name.contains) ?? true
     }
 
+    /// Runs `body` on a client made for it (see `ClientPair`), its pool
+    /// warmed up first, and shuts the client down however `body` ends.
+    private func withWarmClient<Result>(_ make: ClientFactory,
+                                        _ body: (@escaping BenchOperation) async throws -> Result) async throws -> Result {
+        let client = make()
+        do {
+            _ = try await throughput(total: 200, concurrency: 64, client.operation)
+            let result = try await body(client.operation)
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
     private func measure(_ pair: ClientPair, label: String, concurrencies: [Int]) async throws -> [Row] {
         var rows: [Row] = []
         for concurrency in concurrencies {
@@ -47,20 +63,12 @@ struct HTTPBenchmarks {
             var courierCPU: [Double] = []
             var bareCPU: [Double] = []
             var bareAgainCPU: [Double] = []
-            // Every run is a client made for it (see `ClientPair`), its pool
-            // warmed up first, and shut down after.
             func run(_ make: ClientFactory, cpu: inout [Double]) async throws -> Double {
-                let client = make()
-                do {
-                    _ = try await throughput(total: 200, concurrency: 64, client.operation)
+                try await withWarmClient(make) { operation in
                     let start = processCPUSeconds()
-                    let rate = try await throughput(total: total, concurrency: concurrency, client.operation)
+                    let rate = try await throughput(total: total, concurrency: concurrency, operation)
                     cpu.append((processCPUSeconds() - start) / Double(total) * 1e6)
-                    await client.shutdown()
                     return rate
-                } catch {
-                    await client.shutdown()
-                    throw error
                 }
             }
             let result = try await interleaved(
@@ -80,16 +88,7 @@ struct HTTPBenchmarks {
         // Exact, whatever the machine's load: every allocation in the process
         // (client, runtime and the in-process server alike) per sequential request.
         func countAllocations(_ make: ClientFactory) async throws -> Double {
-            let client = make()
-            do {
-                _ = try await throughput(total: 200, concurrency: 64, client.operation)
-                let count = try await allocationsPerCall(quick ? 200 : 1_000, client.operation)
-                await client.shutdown()
-                return count
-            } catch {
-                await client.shutdown()
-                throw error
-            }
+            try await withWarmClient(make) { try await allocationsPerCall(quick ? 200 : 1_000, $0) }
         }
         let allocations = try await interleaved(
             rounds: 3,
