@@ -1,10 +1,11 @@
 import CourierCache
 import Foundation
 
-// cache-probe memory|dictionary|keys ENTRIES LOOKUPS
+// cache-probe memory|dictionary|disk|file|keys ENTRIES LOOKUPS
 //
 // Memory cache hits, or the bare locked dictionary lookups they are compared
-// with, and nothing else: a program small enough for valgrind's callgrind,
+// with; disk cache hits, or the bare reads of the same files
+// (`FileManager.contents(atPath:)`); and nothing else: a program small enough for valgrind's callgrind,
 // which counts the instructions each side runs where the machine offers no
 // hardware counters to `perf stat -e instructions` and its timings swing.
 // "keys" only picks the keys, as the other two do before each lookup. Run
@@ -19,7 +20,7 @@ import Foundation
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]), let lookupCount = Int(arguments[3]), count > 0 else {
-    print("usage: cache-probe memory|dictionary|keys ENTRIES LOOKUPS")
+    print("usage: cache-probe memory|dictionary|disk|file|keys ENTRIES LOOKUPS")
     exit(2)
 }
 
@@ -65,8 +66,34 @@ func dictionaryHits(_ keys: [String], _ lookups: [String]) -> Int {
     return found
 }
 
+/// Disk hits on a store filled in a fresh directory (removed at the end), or
+/// with `bare`, reads of the same files. Filling counts towards the total, so
+/// subtract a run with fewer lookups; `perf record` shows the hits apart.
+func diskHits(_ keys: [String], _ lookups: [String], bare: Bool) -> Int {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("cache-probe-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    guard let cache = try? DiskResponseCache(directory: directory, configuration: .init(sizeLimit: .max)) else {
+        print("cannot open a disk cache in \(directory.path)")
+        exit(1)
+    }
+    for key in keys { cache.store(entry(key), forKey: key) }
+    var found = 0
+    if bare {
+        let paths = lookups.map { cache.fileURL(forKey: $0).path }
+        for path in paths where FileManager.default.contents(atPath: path) != nil { found += 1 }
+    } else {
+        for key in lookups where cache.entry(forKey: key) != nil { found += 1 }
+    }
+    return found
+}
+
 let found: Int
 switch arguments[1] {
+case "disk":
+    found = diskHits(keys, lookups, bare: false)
+case "file":
+    found = diskHits(keys, lookups, bare: true)
 case "memory":
     found = memoryHits(keys, lookups)
 case "dictionary":
@@ -74,7 +101,7 @@ case "dictionary":
 case "keys":
     found = lookups.count { !$0.isEmpty }
 default:
-    print("usage: cache-probe memory|dictionary|keys ENTRIES LOOKUPS")
+    print("usage: cache-probe memory|dictionary|disk|file|keys ENTRIES LOOKUPS")
     exit(2)
 }
 print("\(arguments[1]): \(found) hits of \(lookupCount)")

@@ -50,10 +50,12 @@ struct LRUIndex<Key: Hashable, Value> {
     /// Adds `key` with `value` (or updates both and its cost) as the most
     /// recently used.
     mutating func insert(_ key: Key, value: Value, cost: Int) {
-        if let entry = entries[key] {
-            totalCost += cost - entry.cost
-            entries[key] = Entry(value: value, cost: cost, slot: entry.slot)
-            moveToNewest(entry.slot)
+        // One hash: an existing entry is updated in place by its position.
+        if let position = entries.index(forKey: key) {
+            let slot = entries.values[position].slot
+            totalCost += cost - entries.values[position].cost
+            entries.values[position] = Entry(value: value, cost: cost, slot: slot)
+            moveToNewest(slot)
             return
         }
         let slot: Int32

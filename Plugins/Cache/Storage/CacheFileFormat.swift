@@ -67,37 +67,39 @@ enum CacheFileFormat {
     // MARK: - Reading
 
     static func decode(_ data: Data) -> CachedResponse? {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> CachedResponse? in
-            var reader = Reader(bytes: bytes)
-            guard bytes.count >= magic.count + 22, reader.read(magic.count).map(Array.init) == magic,
-                  reader.integer(bytes: 2) == UInt64(version),
-                  let metaLength = reader.integer(bytes: 4), let meta = reader.read(Int(metaLength)),
-                  let bodyLength = reader.integer(bytes: 8), bodyLength <= UInt64(bytes.count),
-                  let body = reader.read(Int(bodyLength)) else { return nil }
-            let checked = reader.offset
-            guard let checksum = reader.integer(bytes: 8), reader.isAtEnd,
-                  checksum == Self.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<checked])) else { return nil }
+        data.withUnsafeBytes { decode($0) }
+    }
 
-            var fields = Reader(bytes: meta)
-            guard let key = fields.string(),
-                  let status = fields.integer(bytes: 4),
-                  let storedAt = fields.integer(bytes: 8),
-                  let expiresAt = fields.optional({ $0.integer(bytes: 8) }),
-                  let url = fields.optional({ $0.string() }),
-                  let etag = fields.optional({ $0.string() }),
-                  let lastModified = fields.optional({ $0.string() }),
-                  let headers = fields.fields(),
-                  let vary = fields.fields(),
-                  fields.isAtEnd
-            else { return nil }
-            return CachedResponse(
-                key: key, statusCode: Int(status), headers: headers, body: Data(body),
-                url: url.flatMap { URL(string: $0) },
-                storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: storedAt)),
-                expiresAt: expiresAt.map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) },
-                etag: etag, lastModified: lastModified, varyValues: vary
-            )
-        }
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> CachedResponse? {
+        var reader = Reader(bytes: bytes)
+        guard bytes.count >= magic.count + 22, reader.read(magic.count)?.elementsEqual(magic) == true,
+              reader.integer(bytes: 2) == UInt64(version),
+              let metaLength = reader.integer(bytes: 4), let meta = reader.read(Int(metaLength)),
+              let bodyLength = reader.integer(bytes: 8), bodyLength <= UInt64(bytes.count),
+              let body = reader.read(Int(bodyLength)) else { return nil }
+        let checked = reader.offset
+        guard let checksum = reader.integer(bytes: 8), reader.isAtEnd,
+              checksum == Self.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<checked])) else { return nil }
+
+        var fields = Reader(bytes: meta)
+        guard let key = fields.string(),
+              let status = fields.integer(bytes: 4),
+              let storedAt = fields.integer(bytes: 8),
+              let expiresAt = fields.optional({ $0.integer(bytes: 8) }),
+              let url = fields.optional({ $0.string() }),
+              let etag = fields.optional({ $0.string() }),
+              let lastModified = fields.optional({ $0.string() }),
+              let headers = fields.fields(),
+              let vary = fields.fields(),
+              fields.isAtEnd
+        else { return nil }
+        return CachedResponse(
+            key: key, statusCode: Int(status), headers: headers, body: Data(body),
+            url: url.flatMap { URL(string: $0) },
+            storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: storedAt)),
+            expiresAt: expiresAt.map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) },
+            etag: etag, lastModified: lastModified, varyValues: vary
+        )
     }
 
     // MARK: - Checksum
@@ -199,7 +201,16 @@ enum CacheFileFormat {
 
         mutating func string() -> String? {
             guard let length = integer(bytes: 4), let utf8 = read(Int(length)) else { return nil }
-            return String(bytes: utf8, encoding: .utf8)
+            // Decoding repairs invalid UTF-8, so a string whose bytes are not
+            // the file's was not valid: cheaper than the generic validating
+            // initialiser, which is not specialised here.
+            var string = String(decoding: utf8, as: UTF8.self)
+            let valid = string.withUTF8 { decoded in
+                guard decoded.count == utf8.count else { return false }
+                guard let left = decoded.baseAddress, let right = utf8.baseAddress else { return true }
+                return memcmp(left, right, utf8.count) == 0
+            }
+            return valid ? string : nil
         }
 
         /// `.some(nil)` for an absent value, `nil` for bytes that are not an
@@ -217,8 +228,8 @@ enum CacheFileFormat {
             // Each field takes at least 8 bytes: a count beyond what is left
             // is corrupt, and never reserves memory.
             guard let count = integer(bytes: 4), count <= UInt64(bytes.count - offset) / 8 else { return nil }
-            var fields: [String: String] = [:]
-            fields.reserveCapacity(Int(count))
+            guard count > 0 else { return [:] }
+            var fields = [String: String](minimumCapacity: Int(count))
             for _ in 0..<count {
                 guard let name = string(), let value = string() else { return nil }
                 fields[name] = value

@@ -78,9 +78,13 @@ public final class DiskResponseCache: ResponseCaching {
     private let directoryPath: String
     /// The limits and lifetime.
     public let configuration: Configuration
+    /// The user the store's files must belong to: the one that opened it.
+    private let owner = geteuid()
     // Guards the index and serialises file operations of this instance; other
-    // instances on the same directory stay safe through atomic renames.
-    private let index = Locked(LRUIndex<String, Void>())
+    // instances on the same directory stay safe through atomic renames. Keyed
+    // by the digest that names each file: 32 bytes compared word by word,
+    // where the file name would be 78 characters hashed and compared.
+    private let index = Locked(LRUIndex<SHA256Digest, Void>())
 
     /// Opens (and creates, if needed) a disk store in `directory`.
     /// - Parameters:
@@ -115,12 +119,26 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// The file that holds (or would hold) the entry for `key`.
     public func fileURL(forKey key: String) -> URL {
-        fileURL(digest: SHA256Digest.hex(key))
+        fileURL(SHA256Digest(key))
     }
 
     /// The file of the key whose digest is `digest`.
-    private func fileURL(digest: String) -> URL {
-        directory.appendingPathComponent(digest + "." + Self.fileExtension, isDirectory: false)
+    private func fileURL(_ digest: SHA256Digest) -> URL {
+        directory.appendingPathComponent(digest.hex + "." + Self.fileExtension, isDirectory: false)
+    }
+
+    /// The path of the file of the key whose digest is `digest`, built in one
+    /// string.
+    private func path(_ digest: SHA256Digest) -> String {
+        let directory = directoryPath.utf8
+        let suffix = ("." + Self.fileExtension).utf8
+        return String(unsafeUninitializedCapacity: directory.count + 64 + suffix.count) { buffer in
+            var end = buffer.initialize(fromContentsOf: directory)
+            digest.writeHex(to: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[end...])))
+            end += 64
+            end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: suffix)
+            return end
+        }
     }
 
     /// How many bytes the store's files hold, as far as this instance knows.
@@ -131,36 +149,35 @@ public final class DiskResponseCache: ResponseCaching {
     /// The entry for `key`, read from its file; a file that is expired, corrupt,
     /// truncated or foreign is removed and counts as a miss.
     public func entry(forKey key: String) -> CachedResponse? {
-        let digest = SHA256Digest.hex(key)
-        let name = digest + "." + Self.fileExtension
-        let path = directoryPath + name
+        let digest = SHA256Digest(key)
+        let path = path(digest)
         return index.withLock { index in
-            let data: Data
-            switch Self.readEntryFile(atPath: path, limit: configuration.sizeLimit) {
+            let data: [UInt8]
+            switch Self.readEntryFile(atPath: path, owner: owner, limit: configuration.sizeLimit) {
             case .missing:
-                index.remove(name)
+                index.remove(digest)
                 return nil
             case .refused:
                 // A link, a pipe, another user's file: never read, never served.
                 unlink(path)
-                index.remove(name)
+                index.remove(digest)
                 return nil
             case .read(let contents):
                 data = contents
             }
             // The clock only for entries that can expire.
-            guard var entry = CacheFileFormat.decode(data), entry.key != key,
+            guard var entry = data.withUnsafeBytes({ CacheFileFormat.decode($0) }), entry.key != key,
                   entry.expiresAt == nil || !entry.isExpired(at: configuration.clock()) else {
                 // Expired, corrupt, or written by an older version with the
                 // key in clear: removed.
                 unlink(path)
-                index.remove(name)
+                index.remove(digest)
                 return nil
             }
             // A different key with the same hash: not ours to serve or delete.
-            guard entry.key == Self.storedKey(digest: digest) else { return nil }
+            guard Self.isStoredKey(entry.key, of: digest) else { return nil }
             entry.key = key
-            index.insert(name, value: (), cost: data.count)
+            index.insert(digest, value: (), cost: data.count)
             return entry
         }
     }
@@ -176,37 +193,39 @@ public final class DiskResponseCache: ResponseCaching {
         // neither may hold a token in clear. A hit is rebuilt with the
         // request's own URL.
         var stored = entry
-        stored.key = Self.storedKey(key)
+        stored.key = Self.storedKey(SHA256Digest(key))
         stored.url = entry.url.flatMap(NetworkError.withoutSecrets)
         guard let data = CacheFileFormat.encode(stored) else { return }
-        let url = fileURL(forKey: key)
-        let name = url.lastPathComponent
+        let digest = SHA256Digest(key)
+        let url = fileURL(digest)
         index.withLock { index in
             guard data.count <= configuration.sizeLimit, write(data, to: url) else {
                 try? FileManager.default.removeItem(at: url)
-                index.remove(name)
+                index.remove(digest)
                 return
             }
-            index.insert(name, value: (), cost: data.count)
+            index.insert(digest, value: (), cost: data.count)
             trim(&index)
         }
     }
 
     /// Removes the entry for `key`, file and all.
     public func removeEntry(forKey key: String) {
-        let url = fileURL(forKey: key)
+        let digest = SHA256Digest(key)
+        let path = path(digest)
         index.withLock { index in
-            try? FileManager.default.removeItem(at: url)
-            index.remove(url.lastPathComponent)
+            unlink(path)
+            index.remove(digest)
         }
     }
 
-    /// Removes every entry.
+    /// Removes every entry: each file named by a digest, whichever store on
+    /// the directory wrote it. Other files are left alone.
     public func removeAll() {
         index.withLock { index in
             let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
-            for file in files where file.pathExtension == Self.fileExtension {
-                try? FileManager.default.removeItem(at: file)
+            for file in files where Self.digest(naming: file) != nil {
+                unlink(file.path)
             }
             index.removeAll()
         }
@@ -246,24 +265,26 @@ public final class DiskResponseCache: ResponseCaching {
         return true
     }
 
-    private func trim(_ index: inout LRUIndex<String, Void>) {
+    private func trim(_ index: inout LRUIndex<SHA256Digest, Void>) {
         while index.totalCost > configuration.sizeLimit, let victim = index.leastRecent {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(victim))
+            unlink(path(victim))
             index.remove(victim)
         }
     }
 
     /// Indexes the existing files, oldest modification first, and deletes
-    /// abandoned temporary files.
+    /// abandoned temporary files. A file whose name is not a digest is not
+    /// one of the store's and is left alone.
     private func loadIndex(from files: [URL]) {
         let now = Date()
-        var found: [(name: String, size: Int, modified: Date)] = []
+        var found: [(digest: SHA256Digest, size: Int, modified: Date)] = []
         for file in files {
             let values = try? file.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
             let modified = values?.contentModificationDate ?? .distantPast
             switch file.pathExtension {
             case Self.fileExtension:
-                found.append((file.lastPathComponent, values?.fileSize ?? 0, modified))
+                guard let digest = Self.digest(naming: file) else { continue }
+                found.append((digest, values?.fileSize ?? 0, modified))
             case Self.temporaryExtension where now.timeIntervalSince(modified) > configuration.abandonedWriteAge:
                 try? FileManager.default.removeItem(at: file)
             default:
@@ -272,7 +293,7 @@ public final class DiskResponseCache: ResponseCaching {
         }
         index.withLock { index in
             for file in found.sorted(by: { $0.modified < $1.modified }) {
-                index.insert(file.name, value: (), cost: file.size)
+                index.insert(file.digest, value: (), cost: file.size)
             }
             trim(&index)
         }
@@ -280,14 +301,34 @@ public final class DiskResponseCache: ResponseCaching {
 
     // MARK: - Trust
 
-    /// What a file holds in place of its key.
-    static func storedKey(_ key: String) -> String {
-        storedKey(digest: SHA256Digest.hex(key))
+    /// The digest an entry file is named by, or `nil` when `file` is not
+    /// named like an entry.
+    private static func digest(naming file: URL) -> SHA256Digest? {
+        guard file.pathExtension == fileExtension else { return nil }
+        return SHA256Digest(hex: file.deletingPathExtension().lastPathComponent)
     }
 
+    private static let storedKeyPrefix = "sha256:"
+    private static let storedKeyLength = storedKeyPrefix.utf8.count + 64
+
     /// What a file holds in place of the key whose digest is `digest`.
-    private static func storedKey(digest: String) -> String {
-        "sha256:" + digest
+    static func storedKey(_ digest: SHA256Digest) -> String {
+        storedKeyPrefix + digest.hex
+    }
+
+    /// Whether a file's stored key names `digest`: its bytes are compared
+    /// with the expected ones, nothing is parsed or allocated.
+    private static func isStoredKey(_ storedKey: String, of digest: SHA256Digest) -> Bool {
+        var storedKey = storedKey
+        return storedKey.withUTF8 { bytes in
+            guard bytes.count == storedKeyLength, let base = bytes.baseAddress else { return false }
+            return withUnsafeTemporaryAllocation(byteCount: storedKeyLength, alignment: 1) { expected in
+                guard let expectedBase = expected.baseAddress else { return false }
+                expected.copyBytes(from: storedKeyPrefix.utf8)
+                digest.writeHex(to: UnsafeMutableRawBufferPointer(rebasing: expected[storedKeyPrefix.utf8.count...]))
+                return memcmp(base, expectedBase, storedKeyLength) == 0
+            }
+        }
     }
 
     /// Why `directory` cannot be trusted, or `nil` when it can: it must be a
@@ -309,30 +350,30 @@ public final class DiskResponseCache: ResponseCaching {
     enum EntryFile {
         case missing
         case refused
-        case read(Data)
+        case read([UInt8])
     }
 
     /// Reads an entry file without following links or blocking: only a
-    /// regular file of this user's, no larger than `limit`, is read.
-    static func readEntryFile(atPath path: String, limit: Int) -> EntryFile {
+    /// regular file of `owner`'s, no larger than `limit`, is read.
+    static func readEntryFile(atPath path: String, owner: uid_t, limit: Int) -> EntryFile {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .missing : .refused }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == owner,
               info.st_size >= 0, Int(info.st_size) <= limit
         else { return .refused }
         let size = Int(info.st_size)
-        var data = Data(count: size)
-        let count = data.withUnsafeMutableBytes { buffer -> Int in
-            guard let base = buffer.baseAddress else { return 0 }
-            var done = 0
-            while done < size {
-                let got = read(descriptor, base + done, size - done)
-                if got <= 0 { break }
-                done += got
+        var count = 0
+        let data = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            if let base = buffer.baseAddress {
+                while count < size {
+                    let got = read(descriptor, base + count, size - count)
+                    if got <= 0 { break }
+                    count += got
+                }
             }
-            return done
+            initialized = count
         }
         return count == size ? .read(data) : .refused
     }
