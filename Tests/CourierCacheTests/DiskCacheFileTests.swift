@@ -11,11 +11,16 @@ import Testing
 @Suite struct DiskCacheFileTests {
     /// Every length around the 64-byte blocks and the 56-byte padding limit,
     /// in ASCII and in multi-byte characters, against the test suite's own
-    /// SHA-256.
+    /// SHA-256. Keys whose bytes differ from block to block catch a hash that
+    /// reads one block twice (a key of one repeated byte cannot).
     @Test func fileNamesAreTheSHA256OfKeysOfEveryLengthAroundABlock() async throws {
         try await withTemporaryDirectory { directory in
             let cache = try DiskResponseCache(directory: directory.url)
             var keys = (0...130).map { String(repeating: "k", count: $0) }
+            keys += (0...200).map { count in
+                let bytes: [UInt8] = (0..<count).map { (index: Int) -> UInt8 in UInt8(0x21 + (index * 7 + index / 64) % 94) }
+                return String(decoding: bytes, as: UTF8.self)
+            }
             keys += [String(repeating: "é", count: 28), String(repeating: "€", count: 19), String(repeating: "x", count: 1_000)]
             for key in keys {
                 let expected = SHA256.hex(Data(key.utf8)) + ".courier-cache"
@@ -40,8 +45,12 @@ import Testing
     }
 
     /// A string in the file that is not UTF-8, under a checksum that matches:
-    /// a miss, and the file goes.
-    @Test func aHeaderThatIsNotUTF8IsAMissAndIsRemoved() async throws {
+    /// a miss, and the file goes. One lone byte 0xFF, and invalid UTF-8 that
+    /// repairs to a string of the same length (a cut four-byte sequence and a
+    /// letter: F0 9F 98 41 becomes EF BF BD 41), which only comparing the
+    /// bytes, not the lengths, refuses.
+    @Test(arguments: [[0xFF], [0xF0, 0x9F, 0x98, 0x41]] as [[UInt8]])
+    func aHeaderThatIsNotUTF8IsAMissAndIsRemoved(damage: [UInt8]) async throws {
         try await withTemporaryDirectory { directory in
             let cache = try DiskResponseCache(directory: directory.url)
             var entry = makeEntry("key", body: Data("body".utf8))
@@ -50,7 +59,7 @@ import Testing
             let file = cache.fileURL(forKey: "key")
             var bytes = try Data(contentsOf: file)
             let marker = try #require(bytes.range(of: Data("MARKER-MARKER".utf8)))
-            bytes[marker.lowerBound] = 0xFF
+            bytes.replaceSubrange(marker.lowerBound..<marker.lowerBound + damage.count, with: damage)
             bytes = Self.withChecksumRewritten(bytes)
             try bytes.write(to: file)
 
@@ -102,18 +111,22 @@ import Testing
     @Test func aFileNotNamedByADigestIsLeftAlone() async throws {
         try await withTemporaryDirectory { directory in
             try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-            let notes = directory.url.appendingPathComponent("notes.courier-cache")
-            try Data(repeating: 1, count: 50_000).write(to: notes)
+            // Not a digest, a digest in upper case, a digest with another
+            // extension.
+            let digest = SHA256.hex(Data("a".utf8))
+            let strangers = ["notes.courier-cache", digest.uppercased() + ".courier-cache", digest + ".txt"]
+            for name in strangers {
+                try Data(repeating: 1, count: 50_000).write(to: directory.url.appendingPathComponent(name))
+            }
 
             let cache = try DiskResponseCache(directory: directory.url, configuration: .init(sizeLimit: 10_000))
             #expect(cache.totalSize == 0)
             for key in ["a", "b", "c", "d", "e"] {
                 cache.store(makeEntry(key, body: Data(repeating: 2, count: 3_000)), forKey: key)
             }
-            #expect(FileManager.default.fileExists(atPath: notes.path))
             cache.removeAll()
-            #expect(FileManager.default.fileExists(atPath: notes.path))
-            #expect(directory.cacheFiles.map(\.lastPathComponent) == ["notes.courier-cache"])
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            #expect(Set(left) == Set(strangers))
             #expect(cache.totalSize == 0)
         }
     }

@@ -8,7 +8,7 @@ import Foundation
 // (`FileManager.contents(atPath:)`); and nothing else: a program small enough for valgrind's callgrind,
 // which counts the instructions each side runs where the machine offers no
 // hardware counters to `perf stat -e instructions` and its timings swing.
-// "keys" only picks the keys, as the other two do before each lookup. Run
+// "keys" only picks the keys, as the other modes do before each lookup. Run
 // each side with two LOOKUPS counts and subtract to cancel the set-up, then
 // subtract "keys" to leave the lookups:
 //
@@ -37,29 +37,29 @@ let lookups = (0..<lookupCount).map { _ in
     var value = state
     value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
     value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return keys[Int((value ^ (value >> 31)) % UInt64(count))]
+    return Int((value ^ (value >> 31)) % UInt64(count))
 }
 
 /// Each side in a function of its own, with its state in locals, as the
 /// benchmark's closures have it. (A dictionary at top level is a global, and
 /// a lookup in it copies the value twice: an earlier version of this probe
 /// did that and showed the bare side dearer than the cache.)
-func memoryHits(_ keys: [String], _ lookups: [String]) -> Int {
+func memoryHits(_ keys: [String], _ lookups: [Int]) -> Int {
     let cache = MemoryResponseCache(configuration: .init(countLimit: count, costLimit: .max))
     for key in keys { cache.store(entry(key), forKey: key) }
     var found = 0
-    for key in lookups where cache.entry(forKey: key) != nil { found += 1 }
+    for index in lookups where cache.entry(forKey: keys[index]) != nil { found += 1 }
     return found
 }
 
-func dictionaryHits(_ keys: [String], _ lookups: [String]) -> Int {
+func dictionaryHits(_ keys: [String], _ lookups: [Int]) -> Int {
     let lock = NSLock()
     var dictionary: [String: CachedResponse] = [:]
     for key in keys { dictionary[key] = entry(key) }
     var found = 0
-    for key in lookups {
+    for index in lookups {
         lock.lock()
-        let hit = dictionary[key]
+        let hit = dictionary[keys[index]]
         lock.unlock()
         if hit != nil { found += 1 }
     }
@@ -67,9 +67,10 @@ func dictionaryHits(_ keys: [String], _ lookups: [String]) -> Int {
 }
 
 /// Disk hits on a store filled in a fresh directory (removed at the end), or
-/// with `bare`, reads of the same files. Filling counts towards the total, so
+/// with `bare`, reads of the same files (their paths made once per entry, with
+/// the filling, so a lookup only reads). Filling counts towards the total, so
 /// subtract a run with fewer lookups; `perf record` shows the hits apart.
-func diskHits(_ keys: [String], _ lookups: [String], bare: Bool) -> Int {
+func diskHits(_ keys: [String], _ lookups: [Int], bare: Bool) -> Int {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("cache-probe-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -80,10 +81,10 @@ func diskHits(_ keys: [String], _ lookups: [String], bare: Bool) -> Int {
     for key in keys { cache.store(entry(key), forKey: key) }
     var found = 0
     if bare {
-        let paths = lookups.map { cache.fileURL(forKey: $0).path }
-        for path in paths where FileManager.default.contents(atPath: path) != nil { found += 1 }
+        let paths = keys.map { cache.fileURL(forKey: $0).path }
+        for index in lookups where FileManager.default.contents(atPath: paths[index]) != nil { found += 1 }
     } else {
-        for key in lookups where cache.entry(forKey: key) != nil { found += 1 }
+        for index in lookups where cache.entry(forKey: keys[index]) != nil { found += 1 }
     }
     return found
 }
@@ -99,7 +100,7 @@ case "memory":
 case "dictionary":
     found = dictionaryHits(keys, lookups)
 case "keys":
-    found = lookups.count { !$0.isEmpty }
+    found = lookups.count { !keys[$0].isEmpty }
 default:
     print("usage: cache-probe memory|dictionary|disk|file|keys ENTRIES LOOKUPS")
     exit(2)

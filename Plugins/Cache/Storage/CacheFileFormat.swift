@@ -74,9 +74,9 @@ enum CacheFileFormat {
         var reader = Reader(bytes: bytes)
         guard bytes.count >= magic.count + 22, reader.read(magic.count)?.elementsEqual(magic) == true,
               reader.integer(bytes: 2) == UInt64(version),
-              let metaLength = reader.integer(bytes: 4), let meta = reader.read(Int(metaLength)),
+              let metaLength = reader.integer(bytes: 4), let meta = reader.read(metaLength),
               let bodyLength = reader.integer(bytes: 8), bodyLength <= UInt64(bytes.count),
-              let body = reader.read(Int(bodyLength)) else { return nil }
+              let body = reader.read(bodyLength) else { return nil }
         let checked = reader.offset
         guard let checksum = reader.integer(bytes: 8), reader.isAtEnd,
               checksum == Self.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<checked])) else { return nil }
@@ -194,13 +194,20 @@ enum CacheFileFormat {
             return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
         }
 
+        /// A length read from the file: one that does not fit an `Int` (a
+        /// 32-bit platform) cannot fit the file either.
+        mutating func read(_ count: UInt64) -> UnsafeRawBufferPointer? {
+            guard let count = Int(exactly: count) else { return nil }
+            return read(count)
+        }
+
         mutating func integer(bytes count: Int) -> UInt64? {
             guard let slice = read(count) else { return nil }
             return slice.reduce(0) { $0 << 8 | UInt64($1) }
         }
 
         mutating func string() -> String? {
-            guard let length = integer(bytes: 4), let utf8 = read(Int(length)) else { return nil }
+            guard let length = integer(bytes: 4), let utf8 = read(length) else { return nil }
             // Decoding repairs invalid UTF-8, so a string whose bytes are not
             // the file's was not valid: cheaper than the generic validating
             // initialiser, which is not specialised here.

@@ -192,11 +192,11 @@ public final class DiskResponseCache: ResponseCaching {
         // On disk, the key only as its hash and the URL without its query:
         // neither may hold a token in clear. A hit is rebuilt with the
         // request's own URL.
+        let digest = SHA256Digest(key)
         var stored = entry
-        stored.key = Self.storedKey(SHA256Digest(key))
+        stored.key = Self.storedKey(digest)
         stored.url = entry.url.flatMap(NetworkError.withoutSecrets)
         guard let data = CacheFileFormat.encode(stored) else { return }
-        let digest = SHA256Digest(key)
         let url = fileURL(digest)
         index.withLock { index in
             guard data.count <= configuration.sizeLimit, write(data, to: url) else {
@@ -361,7 +361,7 @@ public final class DiskResponseCache: ResponseCaching {
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == owner,
-              info.st_size >= 0, Int(info.st_size) <= limit
+              info.st_size >= 0, info.st_size <= off_t(limit)
         else { return .refused }
         let size = Int(info.st_size)
         var count = 0
