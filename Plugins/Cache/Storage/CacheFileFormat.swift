@@ -83,7 +83,7 @@ enum CacheFileFormat {
 
         var fields = Reader(bytes: meta)
         guard let key = fields.string(),
-              let status = fields.integer(bytes: 4),
+              let status = fields.integer(bytes: 4).flatMap({ Int(exactly: $0) }),
               let storedAt = fields.integer(bytes: 8),
               let expiresAt = fields.optional({ $0.integer(bytes: 8) }),
               let url = fields.optional({ $0.string() }),
@@ -94,7 +94,7 @@ enum CacheFileFormat {
               fields.isAtEnd
         else { return nil }
         return CachedResponse(
-            key: key, statusCode: Int(status), headers: headers, body: Data(body),
+            key: key, statusCode: status, headers: headers, body: Data(body),
             url: url.flatMap { URL(string: $0) },
             storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: storedAt)),
             expiresAt: expiresAt.map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) },

@@ -127,7 +127,9 @@ public enum Gzip {
     private static func expectedSize(of data: Data, limit: Int) -> Int {
         guard data.count >= 18, isGzipped(data) else { return 0 }
         let end = data.endIndex
-        let size = (0..<4).reduce(0) { $0 | Int(data[end - 4 + $1]) << (8 * $1) }
+        // Read as 32 bits, so a size past Int32.max (a 32-bit platform) is
+        // clamped instead of turning negative.
+        let size = Int(clamping: (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[end - 4 + $1]) << (8 * $1) })
         return min(size, limit, data.count.multipliedReportingOverflow(by: 1032).partialValue)
     }
 
