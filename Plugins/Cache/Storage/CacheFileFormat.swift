@@ -75,8 +75,7 @@ enum CacheFileFormat {
         guard bytes.count >= magic.count + 22, reader.read(magic.count)?.elementsEqual(magic) == true,
               reader.integer(bytes: 2) == UInt64(version),
               let metaLength = reader.integer(bytes: 4), let meta = reader.read(metaLength),
-              let bodyLength = reader.integer(bytes: 8), bodyLength <= UInt64(bytes.count),
-              let body = reader.read(bodyLength) else { return nil }
+              let bodyLength = reader.integer(bytes: 8), let body = reader.read(bodyLength) else { return nil }
         let checked = reader.offset
         guard let checksum = reader.integer(bytes: 8), reader.isAtEnd,
               checksum == Self.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<checked])) else { return nil }
