@@ -64,6 +64,13 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
         /// The most bytes a transport's client decompresses for one response
         /// (for example `AsyncHTTPClientTransport.Configuration.maximumDecompressedSize`).
         case decompressed
+        /// ``StreamOptions/maximumBytes`` or the target's
+        /// ``TargetType/maximumResponseSize``, for a streamed body's bytes in
+        /// all.
+        case stream
+        /// The longest line, event or JSON text a view of a streamed body
+        /// accepts (see ``StreamedResponse/lines(maximumLength:)``).
+        case element
     }
 
     /// Which limit was exceeded.
@@ -90,6 +97,11 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
                 + "the server may be sending a decompression bomb, or raise the transport's maximumDecompressedSize"
         case .download:
             "the download is larger than its \(bytes)-byte limit; raise the target's maximumResponseSize or the provider's limits.maximumDownloadSize"
+        case .stream:
+            "the streamed body passed its \(bytes)-byte limit; raise StreamOptions.maximumBytes or the target's maximumResponseSize"
+        case .element:
+            "a line, event or JSON text of the streamed body is longer than \(bytes) bytes, the view's limit; "
+                + "the server may never be ending it, or raise the view's maximumLength (maximumEventSize for events)"
         }
     }
 }

@@ -26,9 +26,15 @@ public struct RequestContext: Sendable {
     /// Whether the request uploads from a file (a file task, or a multipart
     /// body too large to build in memory).
     public private(set) var isFileUpload: Bool
-    /// The transmissions so far and the events, in one lock (one allocation
-    /// per call).
-    private let progress: Locked<(attempts: Int, events: [Event])>
+    /// Whether the call streams its body to the caller (``Provider/stream(_:options:)``):
+    /// the response that plugins see has an empty `data`, and the body
+    /// reaches the caller after every hook has run. A plugin that reports on
+    /// the body waits for ``onStreamEnd(_:)``; one that stores bodies (a cache)
+    /// leaves the response alone.
+    public let isStreamed: Bool
+    /// The transmissions so far, the events and the handlers waiting for a
+    /// streamed body's end, in one lock (one allocation per call).
+    private let progress: Locked<(attempts: Int, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void])>
     /// Per plugin, the hooks the pipeline skips because they are the
     /// protocol's defaults (see ``PluginHookLedger``).
     let hookDefaults: [PluginHooks]
@@ -48,6 +54,7 @@ public struct RequestContext: Sendable {
         stubBehavior: StubBehavior,
         isDownload: Bool = false,
         isFileUpload: Bool = false,
+        isStreamed: Bool = false,
         hooks: (defaults: [PluginHooks], probe: HookProbe?)
     ) {
         self.target = target
@@ -62,7 +69,8 @@ public struct RequestContext: Sendable {
         self.startedAt = Date()
         self.isDownload = isDownload
         self.isFileUpload = isFileUpload
-        self.progress = Locked((attempts: 0, events: []))
+        self.isStreamed = isStreamed
+        self.progress = Locked((attempts: 0, events: [], streamEnd: []))
     }
 
     /// How many times the request has been handed to the transport (or the
@@ -85,7 +93,31 @@ public struct RequestContext: Sendable {
         progress.withLock { $0.events.append(event) }
     }
 
-    /// Marks the call as uploading from a file, once its body is built.
+    /// Runs `handler` when a streamed call's body ends, with how it ended:
+    /// every byte read, a failure, or the reader stopping early. Register it
+    /// from any hook of a call whose ``isStreamed`` is `true` (for other
+    /// calls it never runs); it runs once, on whichever thread ended the
+    /// stream, after the caller has read the last chunk.
+    ///
+    /// ```swift
+    /// func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+    ///     guard context.isStreamed else { return report(result) }
+    ///     context.onStreamEnd { summary in report(result, bytes: summary.bytes) }
+    /// }
+    /// ```
+    public func onStreamEnd(_ handler: @escaping @Sendable (StreamSummary) -> Void) {
+        progress.withLock { $0.streamEnd.append(handler) }
+    }
+
+    /// Tells the handlers of ``onStreamEnd(_:)`` how the body ended.
+    func streamEnded(_ summary: StreamSummary) {
+        let handlers = progress.withLock { progress in
+            defer { progress.streamEnd = [] }
+            return progress.streamEnd
+        }
+        for handler in handlers { handler(summary) }
+    }
+
     /// Whether the pipeline calls `hook` of `plugins[index]`: not when it is
     /// the protocol's default. When it does, the probe (if any) is armed for
     /// the call. (The plugin is only read when there is a probe: copying it
@@ -98,6 +130,7 @@ public struct RequestContext: Sendable {
         return true
     }
 
+    /// Marks the call as uploading from a file, once its body is built.
     mutating func markFileUpload() {
         isFileUpload = true
     }

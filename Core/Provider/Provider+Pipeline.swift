@@ -14,7 +14,18 @@ import FoundationNetworking
 // switches).
 
 extension Provider {
-    nonisolated(nonsending) func perform(_ target: Target, options: RequestOptions) async throws(NetworkError) -> Response {
+    /// Runs the pipeline for `target`; with `streaming`, the transfer stage
+    /// leaves the body there instead of reading it, and the response has an
+    /// empty body. `extraHeaders` are set on the request before `prepare`
+    /// (a reconnecting event stream's `Last-Event-ID`), `defaultHeaders`
+    /// where the request has no such field.
+    nonisolated(nonsending) func perform(
+        _ target: Target,
+        options: RequestOptions,
+        streaming: StreamHandoff? = nil,
+        extraHeaders: [String: String] = [:],
+        defaultHeaders: [String: String] = [:]
+    ) async throws(NetworkError) -> Response {
         var endpoint = endpointClosure(target)
         if endpoint.timeout == nil {
             endpoint = endpoint.replacing(timeout: transfer.timeout)
@@ -28,14 +39,26 @@ extension Provider {
                                     downloads: destination == nil ? nil : DownloadLedger())
         defer { inputs.downloads?.discardUnplaced() }
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
-                                     isDownload: inputs.downloadDestination != nil, hooks: pluginHooks.plan())
+                                     isDownload: inputs.downloadDestination != nil, isStreamed: streaming != nil,
+                                     hooks: pluginHooks.plan())
         inputs.context = context
+        inputs.handoff = streaming
+        streaming?.context = context
         let result: Result<Response, NetworkError>
         do throws(NetworkError) {
             // A call cancelled before it started still runs the plugins'
             // didReceive and process, once, as every call does.
             if Task.isCancelled { throw .cancelled }
+            if streaming != nil, destination != nil {
+                throw .requestBuildFailed(RequestBuildFailure.streamedDownload)
+            }
             var request = try await buildRequest(endpoint)
+            for (name, value) in extraHeaders {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
+            for (name, value) in defaultHeaders where request.value(forHTTPHeaderField: name) == nil {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
             body = try UploadBody.make(for: endpoint.task, request: &request)
             if let file = body.file {
                 inputs.uploadFile = file
@@ -134,13 +157,15 @@ extension Provider {
     ) async throws(NetworkError) -> Response {
         if Task.isCancelled { throw .cancelled }
         _ = context.beginAttempt()
+        // A replay's body replaces the one before; that one is never read.
+        inputs.handoff?.discard()
         for index in plugins.indices where context.calls(.willSend, ofPluginAt: index, in: plugins) {
             await plugins[index].willSend(request, context: context)
         }
         switch context.stubBehavior {
         case .never:
             let stage = Transfer(transport: transport, configuration: transfer)
-            if coalescesRequests, let key = InflightRegistry.Key(request, inputs: inputs) {
+            if coalescesRequests, inputs.handoff == nil, let key = InflightRegistry.Key(request, inputs: inputs) {
                 return try await inflight.run(key) { () async throws(NetworkError) -> Response in
                     try await stage.run(request, inputs: inputs)
                 }

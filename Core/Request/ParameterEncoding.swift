@@ -43,9 +43,15 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
     /// A task's body parameters would have gone into the URL: the body
     /// encoding of `requestCompositeParameters` writes to the query string.
     case bodyParametersInURL(String)
+    /// A download task was asked for as a stream: a download writes its body
+    /// to a file, a stream hands it to the caller.
+    case streamedDownload
 
     public var description: String {
         switch self {
+        case .streamedDownload:
+            "a download task cannot be streamed; call request(_:) to download it to its destination, "
+                + "or give the target a plain task to read its body with stream(_:)"
         case .invalidURL(let url):
             "“\(NetworkError.redacted(urlString: url))” is not a valid URL; check the target's baseURL and path"
         case .missingURL:

@@ -18,6 +18,9 @@ struct TransferInputs: Sendable {
     /// The call's context, which records every redirect followed (a context,
     /// not a closure over it: a closure would cost every call an allocation).
     var context: RequestContext?
+    /// For a streamed call, where the body goes once the head is known,
+    /// instead of being read here.
+    var handoff: StreamHandoff?
 }
 
 /// The download files of one call, across replays and retries.
@@ -59,7 +62,7 @@ struct Transfer: Sendable {
         let isDownload = inputs.downloadDestination != nil
         let memoryLimit = ResponseTooLarge(limit: .memory, bytes: (isDownload ? nil : inputs.maximumResponseSize)
             ?? configuration.limits.maximumBodySize)
-        let collects = !isDownload && inputs.progress == nil
+        let collects = !isDownload && inputs.progress == nil && inputs.handoff == nil
 
         var redirects = RedirectState(policy: configuration.redirects)
         var current = first
@@ -67,7 +70,9 @@ struct Transfer: Sendable {
             if Task.isCancelled { throw .cancelled }
             let control = TransferControl(bodyLimit: collects ? memoryLimit : nil, progress: inputs.progress)
             let watch = Watchdog.shared.watch(control, idleTimeout: idleTimeout, deadline: deadline)
-            defer { Watchdog.shared.unwatch(watch) }
+            // A streamed body keeps its watch until the body ends.
+            var handedOff = false
+            defer { if !handedOff { Watchdog.shared.unwatch(watch) } }
 
             let head = try await send(current, collects: collects, control: control)
             control.touch()
@@ -85,6 +90,15 @@ struct Transfer: Sendable {
                         .map { ResponseTooLarge(limit: .download, bytes: $0) }
                     return try await download(head, for: current, to: destination, limit: limit, control: control,
                                               progress: inputs.progress, ledger: inputs.downloads ?? DownloadLedger())
+                }
+                if let handoff = inputs.handoff {
+                    let limit = (handoff.maximumBytes ?? inputs.maximumResponseSize).map { ResponseTooLarge(limit: .stream, bytes: $0) }
+                    handoff.hand(StreamedBody(stream: head.body, control: control, watch: watch, limit: limit,
+                                              announced: Self.announcedLength(head, method: current.urlRequest.httpMethod),
+                                              context: inputs.context))
+                    handedOff = true
+                    return Response(statusCode: head.statusCode, data: Data(), request: current.urlRequest, url: head.url,
+                                    headerFields: Self.fixedHeaderFields(head, bodyLength: nil))
                 }
                 var data = Data()
                 let received = try await receive(head, for: current, limit: memoryLimit, control: control,

@@ -62,10 +62,12 @@ public final class URLSessionTransport: Transport {
         // URLSession on Linux truncates time-outs to whole seconds (0.3 s
         // times out at once) and traps on one it cannot count in milliseconds
         // (infinity, 1e300); the transfer stage enforces the exact one, so the
-        // session's own is rounded up past it and kept within a century.
+        // session's own is rounded up a second past it (never racing it, so
+        // the failure always names the transfer stage's reason) and kept
+        // within a century.
         var timeout = urlRequest.timeoutInterval
         if !(timeout <= Self.longestTimeout) { timeout = Self.longestTimeout }
-        if timeout < 1 || timeout.rounded(.up) != timeout { timeout = max(1, timeout.rounded(.up)) + 1 }
+        if timeout < Self.longestTimeout { timeout = max(1, timeout.rounded(.up)) + 1 }
         if timeout != urlRequest.timeoutInterval {
             urlRequest.timeoutInterval = timeout
         }

@@ -118,7 +118,7 @@ struct ConnectionHandler {
             if !headers.contains(name: "Content-Length") { headers.replaceOrAdd(name: "Content-Length", value: String(data.count)) }
         case .generated(let count, _):
             headers.replaceOrAdd(name: "Content-Length", value: String(count))
-        case .chunked:
+        case .chunked, .streamed:
             headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
         }
         if status == 204 || (100..<200).contains(status) {
@@ -138,6 +138,11 @@ struct ConnectionHandler {
                 for chunk in chunks where !chunk.isEmpty {
                     try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
                 }
+            case .streamed(let produce):
+                try await produce(LoopbackBodyWriter { data in
+                    guard !data.isEmpty else { return }
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
+                })
             case .generated(let count, let seed):
                 var generator = ByteGenerator(seed: seed)
                 var remaining = count

@@ -157,9 +157,14 @@ public final class LoopbackServer: Sendable {
         let request = RecordedRequest(method: method, uri: uri, headers: headers, body: body, connectionID: 0)
         state.record(request)
         let response = await ConnectionHandler(state: state).respond(to: request)
-        let body = method == "HEAD" ? Data() : response.bodyData
-        let length = method == "HEAD" ? response.bodyData.count : body.count
-        return (response.status, response.headers + [("Content-Length", String(length))], body)
+        var whole = response.bodyData
+        if case .streamed(let produce) = response.body {
+            let collected = Protected(Data())
+            try? await produce(LoopbackBodyWriter { data in collected.withLock { $0.append(data) } })
+            whole = collected.withLock { $0 }
+        }
+        let body = method == "HEAD" ? Data() : whole
+        return (response.status, response.headers + [("Content-Length", String(whole.count))], body)
     }
 
     // MARK: - What the server saw

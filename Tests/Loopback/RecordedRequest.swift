@@ -85,6 +85,10 @@ public struct LoopbackResponse: Sendable {
         /// `count` deterministic bytes (``LoopbackServer/bytes(count:seed:)``),
         /// streamed in 64 KiB writes with `Content-Length`.
         case generated(count: Int, seed: UInt64)
+        /// Whatever the closure writes, each write a chunk sent at once, with
+        /// `Transfer-Encoding: chunked`; the body ends when it returns. A test
+        /// holds it on a ``Gate`` to control when each piece leaves.
+        case streamed(@Sendable (LoopbackBodyWriter) async throws -> Void)
     }
 
     public var status: Int
@@ -106,6 +110,7 @@ public struct LoopbackResponse: Sendable {
         case .data(let data): data
         case .chunked(let chunks): chunks.reduce(Data(), +)
         case .generated(let count, let seed): LoopbackServer.bytes(count: count, seed: seed)
+        case .streamed: Data()
         }
     }
 
@@ -124,6 +129,26 @@ public struct LoopbackResponse: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return json((try? encoder.encode(value)) ?? Data(), status: status, headers: headers)
+    }
+}
+
+/// Writes the pieces of a ``LoopbackResponse/Body/streamed(_:)`` body.
+public struct LoopbackBodyWriter: Sendable {
+    let send: @Sendable (Data) async throws -> Void
+
+    /// Creates a writer that hands each piece to `send`.
+    public init(_ send: @escaping @Sendable (Data) async throws -> Void) {
+        self.send = send
+    }
+
+    /// Sends `data` as one chunk, now; throws once the client has gone.
+    public func write(_ data: Data) async throws {
+        try await send(data)
+    }
+
+    /// Sends `text` in UTF-8 as one chunk.
+    public func write(_ text: String) async throws {
+        try await send(Data(text.utf8))
     }
 }
 

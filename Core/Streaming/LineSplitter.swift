@@ -1,0 +1,91 @@
+import Foundation
+
+/// Splits bytes that arrive in chunks into lines, whichever line ending a
+/// line has: LF, CRLF or a lone CR (as the server-sent events format allows
+/// all three). A CRLF split between two chunks is one line ending.
+///
+/// A line is never longer than `maximumLength` bytes: past that, ``append(_:)``
+/// throws instead of holding more, so a server that never sends a line end
+/// cannot take the process's memory.
+struct LineSplitter: Sendable {
+    /// The longest line kept, in bytes.
+    let maximumLength: Int
+    /// The bytes of the line not yet ended.
+    private var pending: [UInt8] = []
+    /// Whether the last byte seen was a CR, so an LF first in the next chunk
+    /// ends nothing.
+    private var afterCR = false
+
+    init(maximumLength: Int) {
+        self.maximumLength = maximumLength
+    }
+
+    /// The lines `chunk` completes, in order, without their line endings.
+    /// - Throws: ``LineTooLong`` when the line under way passes
+    ///   `maximumLength`.
+    mutating func append(_ chunk: some Collection<UInt8>) throws(LineTooLong) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        for byte in chunk {
+            switch byte {
+            case 0x0A where afterCR:
+                afterCR = false
+            case 0x0A, 0x0D:
+                lines.append(pending)
+                pending.removeAll(keepingCapacity: true)
+                afterCR = byte == 0x0D
+            default:
+                afterCR = false
+                guard pending.count < maximumLength else { throw LineTooLong(limit: maximumLength) }
+                pending.append(byte)
+            }
+        }
+        return lines
+    }
+
+    /// The last line, when the bytes ended without a line ending after it.
+    mutating func finish() -> [UInt8]? {
+        defer { pending.removeAll() }
+        return pending.isEmpty ? nil : pending
+    }
+}
+
+/// A line, event or record of a stream longer than its limit.
+struct LineTooLong: Error {
+    let limit: Int
+}
+
+/// Splits bytes into records that each start with a separator byte, as JSON
+/// text sequences (RFC 7464) start each text with RS (0x1E).
+struct RecordSplitter: Sendable {
+    let separator: UInt8
+    let maximumLength: Int
+    private var pending: [UInt8] = []
+
+    init(separator: UInt8, maximumLength: Int) {
+        self.separator = separator
+        self.maximumLength = maximumLength
+    }
+
+    /// The records `chunk` completes (each ends where the next separator
+    /// starts), without their separators. Bytes before the first separator
+    /// are a record too, so nothing a server sends is dropped unseen.
+    mutating func append(_ chunk: some Collection<UInt8>) throws(LineTooLong) -> [[UInt8]] {
+        var records: [[UInt8]] = []
+        for byte in chunk {
+            if byte == separator {
+                records.append(pending)
+                pending.removeAll(keepingCapacity: true)
+            } else {
+                guard pending.count < maximumLength else { throw LineTooLong(limit: maximumLength) }
+                pending.append(byte)
+            }
+        }
+        return records
+    }
+
+    /// The last record, when the bytes ended after one.
+    mutating func finish() -> [UInt8]? {
+        defer { pending.removeAll() }
+        return pending.isEmpty ? nil : pending
+    }
+}

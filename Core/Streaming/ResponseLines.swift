@@ -1,0 +1,259 @@
+import Foundation
+
+/// The lines of a streamed body, as text (see ``StreamedResponse/lines``).
+public struct ResponseLines: AsyncSequence, Sendable {
+    public typealias Element = String
+    public typealias Failure = NetworkError
+
+    let body: ResponseByteStream
+    let maximumLength: Int
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumLength))
+    }
+
+    /// Reads the lines; dropping it before the end closes the connection.
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Element = String
+        public typealias Failure = NetworkError
+
+        var chunks: ResponseByteStream.Iterator
+        var splitter: LineSplitter
+        var ready: [[UInt8]] = []
+        var ended = false
+
+        /// The next line, without its line ending, or `nil` at the end.
+        /// - Throws: ``NetworkError``: the body's failure, or
+        ///   ``NetworkError/responseTooLarge(_:)`` for a line over its limit.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
+            while ready.isEmpty {
+                guard !ended else { return nil }
+                if let chunk = try await chunks.next(isolation: actor) {
+                    ready = try splitter.appendOrFail(chunk, body: chunks.reader.body).reversed()
+                } else {
+                    ended = true
+                    if let last = splitter.finish() { ready = [last] }
+                }
+            }
+            chunks.reader.body.countElement()
+            return String(decoding: ready.removeLast(), as: UTF8.self)
+        }
+
+        /// The next line, or `nil` at the end.
+        /// - Throws: ``NetworkError`` as ``next(isolation:)`` does.
+        public mutating func next() async throws(NetworkError) -> String? {
+            try await next(isolation: nil)
+        }
+    }
+}
+
+extension LineSplitter {
+    /// ``append(_:)``, ending the body when a line is too long.
+    mutating func appendOrFail(_ chunk: Data, body: StreamedBody) throws(NetworkError) -> [[UInt8]] {
+        do {
+            return try append(chunk)
+        } catch {
+            throw body.refuse(error)
+        }
+    }
+}
+
+extension StreamedBody {
+    /// Stops the body for an element that does not decode, and says which.
+    func refuse(index: Int, of head: Response, because reason: String) -> NetworkError {
+        let failure = NetworkError.mappingFailed(head, StreamElementFailure(index: index, reason: reason))
+        stop(failing: failure)
+        return failure
+    }
+
+    /// Stops the body for an element over its view's limit, and says so.
+    func refuse(_ element: LineTooLong) -> NetworkError {
+        let failure = NetworkError.responseTooLarge(ResponseTooLarge(limit: .element, bytes: Int64(element.limit)))
+        stop(failing: failure)
+        return failure
+    }
+}
+
+/// The server-sent events of a streamed body (see
+/// ``StreamedResponse/serverSentEvents``).
+public struct ServerSentEvents: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+    public typealias Failure = NetworkError
+
+    let body: ResponseByteStream
+    let maximumEventSize: Int
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumEventSize),
+                 parser: ServerSentEventParser(maximumDataLength: maximumEventSize))
+    }
+
+    /// Reads the events; dropping it before the end closes the connection.
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Element = ServerSentEvent
+        public typealias Failure = NetworkError
+
+        var chunks: ResponseByteStream.Iterator
+        var splitter: LineSplitter
+        var parser: ServerSentEventParser
+        var ready: [ServerSentEvent] = []
+        var ended = false
+
+        /// The ID the stream last set, for a reconnection's `Last-Event-ID`.
+        var lastEventID: String? { parser.lastID }
+        /// The reconnection time the stream last set, in milliseconds.
+        var reconnectionTime: Int? { parser.reconnectionTime }
+
+        /// The next event, or `nil` at the end (an event left without its
+        /// closing blank line is discarded, as the specification says).
+        /// - Throws: ``NetworkError``: the body's failure, or
+        ///   ``NetworkError/responseTooLarge(_:)`` for an event over its limit.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
+            while ready.isEmpty {
+                guard !ended, let chunk = try await chunks.next(isolation: actor) else {
+                    ended = true
+                    return nil
+                }
+                let body = chunks.reader.body
+                for line in try splitter.appendOrFail(chunk, body: body) {
+                    do {
+                        if let event = try parser.parse(line: line) { ready.append(event) }
+                    } catch {
+                        throw body.refuse(error)
+                    }
+                }
+                ready.reverse()
+            }
+            chunks.reader.body.countElement()
+            return ready.removeLast()
+        }
+
+        /// The next event, or `nil` at the end.
+        /// - Throws: ``NetworkError`` as ``next(isolation:)`` does.
+        public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
+            try await next(isolation: nil)
+        }
+    }
+}
+
+/// The JSON values of a streamed body, one per line or per RS-separated
+/// record (see ``StreamedResponse/jsonLines(of:decoder:maximumLength:)``).
+public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Value
+    public typealias Failure = NetworkError
+
+    enum Framing: Sendable {
+        /// JSON Lines: one text per line.
+        case lines
+        /// RFC 7464: each text after an RS (0x1E) and closed by a line feed.
+        case recordSeparator
+    }
+
+    let head: Response
+    let body: ResponseByteStream
+    let framing: Framing
+    let decoder: JSONDecoder
+    let maximumLength: Int
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(sequence: self, chunks: body.makeAsyncIterator(),
+                 lines: LineSplitter(maximumLength: maximumLength),
+                 records: RecordSplitter(separator: 0x1E, maximumLength: maximumLength))
+    }
+
+    /// Reads the values; dropping it before the end closes the connection.
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Element = Value
+        public typealias Failure = NetworkError
+
+        let sequence: JSONSequence
+        var chunks: ResponseByteStream.Iterator
+        var lines: LineSplitter
+        var records: RecordSplitter
+        var ready: [[UInt8]] = []
+        var ended = false
+        /// The index of the next element.
+        var index = 0
+        /// Whether the last record is the stream's final one, read at its end.
+        var lastIsFinal = false
+
+        /// The next value, or `nil` at the end.
+        /// - Throws: ``NetworkError``: the body's failure,
+        ///   ``NetworkError/responseTooLarge(_:)`` for an element over its
+        ///   limit, or ``NetworkError/mappingFailed(_:_:)`` with a
+        ///   ``StreamElementFailure`` for one that does not decode.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Value? {
+            while true {
+                while let element = ready.popLast() {
+                    let isFinal = ready.isEmpty && lastIsFinal
+                    let body = chunks.reader.body
+                    switch Text(element, framing: sequence.framing, isFinal: isFinal) {
+                    case .blank:
+                        continue
+                    case .json(let bytes):
+                        defer { index += 1 }
+                        do {
+                            let value = try sequence.decoder.decode(Value.self, from: Data(bytes))
+                            body.countElement()
+                            return value
+                        } catch {
+                            throw body.refuse(index: index, of: sequence.head, because: String(describing: error))
+                        }
+                    case .cutShort:
+                        throw body.refuse(index: index, of: sequence.head,
+                                          because: "the last text was cut short: it does not end with a line feed")
+                    }
+                }
+                guard !ended else { return nil }
+                let body = chunks.reader.body
+                if let chunk = try await chunks.next(isolation: actor) {
+                    switch sequence.framing {
+                    case .lines:
+                        ready = try lines.appendOrFail(chunk, body: body)
+                    case .recordSeparator:
+                        do {
+                            ready = try records.append(chunk)
+                        } catch {
+                            throw body.refuse(error)
+                        }
+                    }
+                } else {
+                    ended = true
+                    let last = sequence.framing == .lines ? lines.finish() : records.finish()
+                    ready = last.map { [$0] } ?? []
+                    lastIsFinal = true
+                }
+                ready.reverse()
+            }
+        }
+
+        /// The next value, or `nil` at the end.
+        /// - Throws: ``NetworkError`` as ``next(isolation:)`` does.
+        public mutating func next() async throws(NetworkError) -> Value? {
+            try await next(isolation: nil)
+        }
+
+    }
+
+    /// One element as read: blank (skipped), a JSON text without the white
+    /// space around it, or an RFC 7464 text cut short.
+    private enum Text {
+        case blank
+        case json(ArraySlice<UInt8>)
+        case cutShort
+
+        init(_ element: [UInt8], framing: Framing, isFinal: Bool) {
+            let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            guard let first = element.firstIndex(where: { !isSpace($0) }),
+                  let last = element.lastIndex(where: { !isSpace($0) }) else {
+                self = .blank
+                return
+            }
+            if framing == .recordSeparator, isFinal, element.last != 0x0A {
+                self = .cutShort
+            } else {
+                self = .json(element[first...last])
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// The body of a streamed call, from the response head to its end: reads the
+/// transport's chunks under the stream's byte limit, keeps the transfer's idle
+/// time-out and deadline watched until the end, and tells the call's plugins
+/// how the stream ended (see ``RequestContext/onStreamEnd(_:)``).
+///
+/// It ends once: finished, failed, or stopped by its reader (an iterator
+/// dropped, a task cancelled), which closes the connection at once.
+final class StreamedBody: Sendable {
+    private enum Source: Sendable {
+        case whole(Data)
+        case stream(ResponseBodyStream)
+    }
+
+    /// Where the body is in its life. Each read moves it on once.
+    private enum Phase {
+        /// Nobody has started reading.
+        case unread(Source)
+        /// An iterator is reading the transport's stream.
+        case reading(ResponseBodyStream)
+        /// It ended; later reads get nothing.
+        case ended
+    }
+
+    private struct State {
+        var phase: Phase
+        var received: Int64 = 0
+        var elements = 0
+        /// Whether the plugins have been told how it ended.
+        var finished = false
+    }
+
+    private let state: Locked<State>
+    private let control: TransferControl?
+    private let watch: Int?
+    private let limit: ResponseTooLarge?
+    private let announced: Int64?
+    private let context: RequestContext?
+    private let startedAt = DispatchTime.now().uptimeNanoseconds
+
+    /// A body the transfer stage hands over with the head: its transfer's
+    /// control and watch stay in force until the body ends.
+    init(stream body: ResponseBody, control: TransferControl, watch: Int, limit: ResponseTooLarge?, announced: Int64?,
+         context: RequestContext?) {
+        switch body.storage {
+        case .whole(let data): state = Locked(State(phase: .unread(.whole(data))))
+        case .stream(let stream): state = Locked(State(phase: .unread(.stream(stream))))
+        }
+        self.control = control
+        self.watch = watch
+        self.limit = limit
+        self.announced = announced
+        self.context = context
+        control.onAbort { [state] in
+            if case .unread(.stream(let stream)) = state.current.phase { stream.stop() }
+        }
+    }
+
+    /// A body that is already whole: a stub's sample, a cached response.
+    init(whole data: Data, context: RequestContext?) {
+        state = Locked(State(phase: .unread(.whole(data))))
+        control = nil
+        watch = nil
+        limit = nil
+        announced = nil
+        self.context = context
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The next chunk, or `nil` at the end (and for every read after it).
+    /// - Throws: ``NetworkError``: ``NetworkError/responseTooLarge(_:)`` past
+    ///   the stream's limit, ``NetworkError/timedOut(_:)`` at the idle
+    ///   time-out or the deadline, ``NetworkError/cancelled`` when the task
+    ///   was cancelled, ``NetworkError/connectionLost(_:)`` when the body broke
+    ///   off.
+    nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
+        let taken: Data?? = state.withLock { state in
+            switch state.phase {
+            case .unread(.whole(let data)):
+                state.phase = .ended
+                state.received = Int64(data.count)
+                return .some(data.isEmpty ? nil : data)
+            case .unread(.stream(let stream)):
+                state.phase = .reading(stream)
+                return nil
+            case .reading:
+                return nil
+            case .ended:
+                return .some(nil)
+            }
+        }
+        if let taken {
+            if taken == nil { finish(.finished) }
+            return taken
+        }
+        guard case .reading(let stream) = state.current.phase else { return nil }
+        let result: Result<Data?, NetworkError> = await withTaskCancellationHandler {
+            do throws(NetworkError) {
+                return .success(try await stream.next())
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            self.control?.abort(.cancelled)
+            stream.stop()
+        }
+        switch result {
+        case .success(let chunk?):
+            control?.touch()
+            let received = state.withLock { state in
+                state.received += Int64(chunk.count)
+                return state.received
+            }
+            if let limit, received > limit.bytes {
+                control?.abort(.tooLarge(limit))
+                stream.stop()
+                finish(.failed(.responseTooLarge(limit)))
+                throw .responseTooLarge(limit)
+            }
+            return chunk
+        case .success(nil):
+            let received = state.current.received
+            if let announced, received < announced {
+                let failure = NetworkError.connectionLost(IncompleteBody(expected: announced, received: received))
+                finish(.failed(failure))
+                throw failure
+            }
+            finish(.finished)
+            return nil
+        case .failure(let error):
+            let failure = control?.failure(for: error) ?? error
+            let received = state.current.received
+            let reported: NetworkError
+            switch failure {
+            case .timedOut, .cancelled, .responseTooLarge:
+                reported = failure
+            default:
+                if let announced, received < announced {
+                    reported = .connectionLost(IncompleteBody(expected: announced, received: received))
+                } else {
+                    reported = failure
+                }
+            }
+            finish(reported.isCancelled ? .cancelled : .failed(reported))
+            throw reported
+        }
+    }
+
+    /// Stops reading: the connection closes, unread bytes are dropped, and
+    /// the stream ends as cancelled, or as failed with `failure` when a view
+    /// refused what it read (nothing happens when it already ended).
+    func stop(failing failure: NetworkError? = nil) {
+        let stream: ResponseBodyStream? = state.withLock { state in
+            switch state.phase {
+            case .unread(.stream(let stream)), .reading(let stream): return stream
+            case .unread(.whole), .ended: return nil
+            }
+        }
+        control?.abort(.cancelled)
+        stream?.stop()
+        finish(failure.map { .failed($0) } ?? .cancelled)
+    }
+
+    /// Counts one line, event or value a view parsed, for the summary.
+    func countElement() {
+        state.withLock { $0.elements += 1 }
+    }
+
+    /// Ends the body once: the watch ends and the plugins hear how.
+    private func finish(_ outcome: StreamSummary.Outcome) {
+        let summary: StreamSummary? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.phase = .ended
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- startedAt) / 1e9
+            return StreamSummary(bytes: state.received, elements: state.elements, duration: elapsed, outcome: outcome)
+        }
+        guard let summary else { return }
+        if let watch { Watchdog.shared.unwatch(watch) }
+        context?.streamEnded(summary)
+    }
+}

@@ -1,0 +1,174 @@
+import Courier
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// Streamed calls over real connections, on every networked transport: events
+/// arrive as they are sent, a reader that leaves closes the connection, the
+/// idle time-out runs between chunks, and an event stream reconnects.
+@Suite struct StreamingConformanceTests {
+    /// The server sends the second event only after the client has read the
+    /// first: a transport that held the body until its end would never see
+    /// either, and the test would end at its deadline.
+    @Test(arguments: TransportKind.networked)
+    func theFirstEventArrivesBeforeTheServerSendsTheSecond(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let firstRead = Gate()
+            server.route("/events") { _ in
+                LoopbackResponse(headers: [("Content-Type", "text/event-stream")], body: .streamed { writer in
+                    try await writer.write("id: 1\ndata: first\n\n")
+                    await firstRead.wait()
+                    try await writer.write("id: 2\ndata: second\n\n")
+                })
+            }
+            try await withDeadline(30, "reading two events") {
+                var seen: [String] = []
+                for try await event in try await provider.stream(TestTarget(server.baseURL, path: "/events")).serverSentEvents {
+                    seen.append(event.data)
+                    if seen.count == 1 { firstRead.open() }
+                }
+                #expect(seen == ["first", "second"])
+            }
+        }
+    }
+
+    /// The server writes one event and then waits for ever: only the client
+    /// closing the connection can end it. (How soon the server sees the close
+    /// is a timing, measured alone, not here: under a full parallel run the
+    /// event loops wait seconds for a core.)
+    @Test(arguments: TransportKind.networked, [false, true])
+    func aReaderThatLeavesClosesTheConnection(kind: TransportKind, cancelsTask: Bool) async throws {
+        try await kind.withProvider { provider, server in
+            let never = Gate()
+            server.route("/events") { _ in
+                LoopbackResponse(headers: [("Content-Type", "text/event-stream")], body: .streamed { writer in
+                    try await writer.write("data: only\n\n")
+                    await never.wait()
+                })
+            }
+            let target = TestTarget(server.baseURL, path: "/events", timeout: 600)
+            if cancelsTask {
+                let firstEvent = Gate()
+                let reading = Task {
+                    for try await _ in try await provider.stream(target).serverSentEvents { firstEvent.open() }
+                }
+                await firstEvent.wait()
+                reading.cancel()
+                let outcome = await reading.result
+                guard case .failure(let error as NetworkError) = outcome, error.isCancelled else {
+                    Issue.record("expected cancelled, got \(outcome)")
+                    return
+                }
+            } else {
+                for try await _ in try await provider.stream(target).serverSentEvents { break }
+            }
+            let connection = try #require(server.requests(to: "/events").last?.connectionID)
+            try await withDeadline(30, "the server seeing the connection close") {
+                await server.waitForClose(ofConnection: connection)
+            }
+            never.open()
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func theIdleTimeOutRunsBetweenChunks(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let never = Gate()
+            server.route("/quiet") { _ in
+                LoopbackResponse(body: .streamed { writer in
+                    try await writer.write("first line\n")
+                    await never.wait()
+                })
+            }
+            // Long enough for the head to arrive on a loaded machine; the
+            // time-out can then only come between chunks.
+            let response = try await provider.stream(TestTarget(server.baseURL, path: "/quiet", timeout: 5))
+            var lines: [String] = []
+            do {
+                for try await line in response.lines { lines.append(line) }
+                Issue.record("expected the idle time-out")
+            } catch let error as NetworkError {
+                guard case .timedOut(let reason as TransferTimeout) = error else { Issue.record("got \(error)"); return }
+                #expect(reason == .idle(5))
+            }
+            #expect(lines == ["first line"])
+            never.open()
+        }
+    }
+
+    /// The first connection sets an ID and a short retry and ends; the second
+    /// must carry `Last-Event-ID`; the third is told 204, which ends the
+    /// stream for good.
+    @Test(arguments: TransportKind.networked)
+    func anEventStreamReconnectsWithTheLastEventID(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            server.route("/feed") { request in
+                switch request.header("Last-Event-ID") {
+                case nil:
+                    return LoopbackResponse(headers: [("Content-Type", "text/event-stream")],
+                                            body: .data(Data("retry: 10\nid: 41\ndata: a\n\nid: 42\ndata: b\n\n".utf8)))
+                case "42":
+                    return LoopbackResponse(headers: [("Content-Type", "text/event-stream")],
+                                            body: .data(Data("id: 43\ndata: c\n\n".utf8)))
+                default:
+                    return LoopbackResponse(status: 204)
+                }
+            }
+            let events = try await provider.serverSentEvents(TestTarget(server.baseURL, path: "/feed"),
+                                                             reconnection: .init(maximumAttempts: 2, delay: 0.01))
+            var seen: [String] = []
+            for try await event in events { seen.append(event.data) }
+            #expect(seen == ["a", "b", "c"])
+            let requests = server.requests(to: "/feed")
+            #expect(requests.map { $0.header("Last-Event-ID") } == [nil, "42", "43"])
+            #expect(requests.first?.header("Accept") == "text/event-stream")
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func reconnectionStopsAfterItsAttempts(kind: TransportKind) async throws {
+        try await kind.withFaultyProvider { provider, server in
+            // Each connection breaks off mid-body; two reconnections, then the
+            // failure reaches the caller.
+            let events = try await provider.serverSentEvents(TestTarget(server.url(.closeEarly), path: ""),
+                                                             reconnection: .init(maximumAttempts: 2, delay: 0.01))
+            do {
+                for try await _ in events {}
+                Issue.record("expected the stream to fail")
+            } catch let error as NetworkError {
+                guard case .connectionLost = error else { Issue.record("got \(error)"); return }
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func anEndlessBodyStopsAtTheStreamsLimit(kind: TransportKind) async throws {
+        try await kind.withFaultyProvider { provider, server in
+            let response = try await provider.stream(TestTarget(server.url(.endlessChunked), path: ""),
+                                                     streamOptions: .init(maximumBytes: 4 << 20))
+            var received = 0
+            do {
+                for try await chunk in response.body { received += chunk.count }
+                Issue.record("expected the limit")
+            } catch let error as NetworkError {
+                guard case .responseTooLarge(let limit) = error else { Issue.record("got \(error)"); return }
+                #expect(limit == ResponseTooLarge(limit: .stream, bytes: 4 << 20))
+            }
+            #expect(received <= 4 << 20)
+        }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func aLargeBodyStreamsWhole(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let response = try await provider.stream(TestTarget(server.baseURL, path: "/bytes/5000000", validationType: .successCodes))
+            var count = 0
+            let expected = LoopbackServer.bytes(count: 5_000_000)
+            for try await chunk in response.body {
+                #expect(chunk == expected[count..<(count + chunk.count)])
+                count += chunk.count
+            }
+            #expect(count == 5_000_000)
+        }
+    }
+}
