@@ -138,6 +138,11 @@ final class StreamedBody: Sendable {
             switch failure {
             case .timedOut, .cancelled, .responseTooLarge:
                 reported = failure
+            case .transport(let error):
+                // After the head, whatever the client could not name (libcurl
+                // reports a chunked body cut short as an unknown error) is a
+                // body that broke off.
+                reported = .connectionLost(error)
             default:
                 if let announced, received < announced {
                     reported = .connectionLost(IncompleteBody(expected: announced, received: received))

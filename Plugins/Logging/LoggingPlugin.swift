@@ -73,6 +73,10 @@ public struct LoggingPlugin: Plugin {
             let response = try await next(request)
             let milliseconds = Self.milliseconds(since: start)
             let metadata = Self.metadata(context)
+            if context.isStreamed {
+                logStream(of: response, request: request, milliseconds: milliseconds, context: context, metadata: metadata)
+                return response
+            }
             log(configuration.summaryLevel, summary(of: response, request: request, milliseconds: milliseconds) + Self.attempt(context),
                 metadata)
             if logger.logLevel <= configuration.detailLevel {
@@ -85,6 +89,36 @@ public struct LoggingPlugin: Plugin {
             let reason = redactor.text(String(describing: error))
             log(level, "<-- \(describe(request))\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", Self.metadata(context))
             throw error
+        }
+    }
+
+    /// A streamed call: the head now (with its header fields at the detail
+    /// level, never a body), and a summary line once the stream ends.
+    private func logStream(of response: Response, request: URLRequest, milliseconds: Int, context: RequestContext,
+                           metadata: Logger.Metadata) {
+        let title = "<-- \(describe(request)) \(response.statusCode)"
+        log(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + Self.attempt(context), metadata)
+        if configuration.logger.logLevel <= configuration.detailLevel {
+            var fields: [String: String] = [:]
+            for case let (name as String, value as String) in response.response?.allHeaderFields ?? [:] {
+                fields[name] = value
+            }
+            log(configuration.detailLevel, block(title, headers: fields, body: "<body streamed to the caller>"), metadata)
+        }
+        context.onStreamEnd { [self] summary in
+            let elements = summary.elements > 0 ? ", \(summary.elements) elements" : ""
+            let ending: String
+            let level: Logger.Level
+            switch summary.outcome {
+            case .finished:
+                (ending, level) = ("ended", configuration.summaryLevel)
+            case .cancelled:
+                (ending, level) = ("stopped by the reader", configuration.summaryLevel)
+            case .failed(let error):
+                (ending, level) = ("failed: \(redactor.text(String(describing: error)))", configuration.failureLevel)
+            }
+            let milliseconds = Int((summary.duration * 1000).rounded())
+            log(level, "\(title) stream \(ending) (\(summary.bytes) bytes\(elements), \(milliseconds) ms)", metadata)
         }
     }
 

@@ -60,8 +60,29 @@ public struct MetricsPlugin: Plugin {
     }
 
     /// Records the call: its count and duration, its error if it failed, and
-    /// the retries, redirects, refreshes and cache hits it went through.
+    /// the retries, redirects, refreshes and cache hits it went through. A
+    /// streamed call is recorded when its body ends, with a `stream_outcome`
+    /// dimension (`finished`, `failed`, `cancelled`) and its bytes in
+    /// `<prefix>.stream.bytes`.
     public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+        guard context.isStreamed, case .success = result else {
+            record(result, context: context)
+            return
+        }
+        // A streamed call counts when its body ends: its duration covers the
+        // reading, and it carries how the stream ended and its bytes.
+        context.onStreamEnd { [self] summary in
+            switch summary.outcome {
+            case .finished: record(result, context: context, stream: ("finished", summary.bytes))
+            case .cancelled: record(result, context: context, stream: ("cancelled", summary.bytes))
+            case .failed(let error): record(.failure(error), context: context, stream: ("failed", summary.bytes))
+            }
+        }
+    }
+
+    /// Records one call; `stream` is how a streamed body ended and its bytes.
+    private func record(_ result: Result<Response, NetworkError>, context: RequestContext,
+                        stream: (outcome: String, bytes: Int64)? = nil) {
         let factory = self.factory ?? MetricsSystem.factory
         let method = Self.method(context.target.method.rawValue)
         var common = [("method", method), ("host", context.target.baseURL.host ?? "none")]
@@ -80,7 +101,11 @@ public struct MetricsPlugin: Plugin {
             Counter(label: "\(prefix).errors", dimensions: common + [("error_type", error.caseName)], factory: factory)
                 .increment()
         }
-        let outcome = common + [("status_class", statusClass)]
+        var outcome = common + [("status_class", statusClass)]
+        if let stream {
+            outcome.append(("stream_outcome", stream.outcome))
+            Recorder(label: "\(prefix).stream.bytes", dimensions: common, factory: factory).record(stream.bytes)
+        }
         Counter(label: "\(prefix).requests", dimensions: outcome, factory: factory).increment()
         let nanoseconds = max(0, Date().timeIntervalSince(context.startedAt)) * 1_000_000_000
         Timer(label: "\(prefix).request.duration", dimensions: outcome, factory: factory)

@@ -67,7 +67,9 @@ public struct TracingPlugin: Plugin {
     }
 
     /// Starts the call's span, injects its context into the request, sends
-    /// it, and ends the span with the outcome.
+    /// it, and ends the span with the outcome; for a streamed call, when the
+    /// stream ends, with `courier.stream.bytes` and `courier.stream.elements`
+    /// (and `courier.stream.cancelled` when the reader stopped early).
     /// - Throws: Whatever `next` throws, unchanged.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
@@ -79,7 +81,24 @@ public struct TracingPlugin: Plugin {
         tracer.inject(span.context, into: &request, using: HeaderInjector())
         do {
             let response = try await next(request)
-            finish(span, context: context, statusCode: response.statusCode, error: nil)
+            guard context.isStreamed else {
+                finish(span, context: context, statusCode: response.statusCode, error: nil)
+                return response
+            }
+            // The span covers the body too: it ends when the stream does.
+            context.onStreamEnd { [self] summary in
+                span.attributes["courier.stream.bytes"] = summary.bytes
+                span.attributes["courier.stream.elements"] = Int64(summary.elements)
+                switch summary.outcome {
+                case .finished:
+                    finish(span, context: context, statusCode: response.statusCode, error: nil)
+                case .cancelled:
+                    span.attributes["courier.stream.cancelled"] = true
+                    finish(span, context: context, statusCode: response.statusCode, error: .cancelled)
+                case .failed(let error):
+                    finish(span, context: context, statusCode: response.statusCode, error: error)
+                }
+            }
             return response
         } catch {
             let failure = NetworkError(pluginError: error, plugin: self)
@@ -114,7 +133,7 @@ public struct TracingPlugin: Plugin {
         if let statusCode { attributes["http.response.status_code"] = Int64(statusCode) }
         let resends = events.filter { $0.name == .retry || $0.name == .redirect }.count
         if resends > 0 { attributes["http.request.resend_count"] = Int64(resends) }
-        if let statusCode, statusCode >= 400 {
+        if let statusCode, statusCode >= 400, error?.isCancelled != true {
             attributes["error.type"] = String(statusCode)
         } else if let error {
             attributes["error.type"] = error.caseName

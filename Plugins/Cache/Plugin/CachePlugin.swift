@@ -61,7 +61,9 @@ public final class CachePlugin: Plugin {
     // MARK: - Plugin
 
     /// Answers from the cache or sends the request, as the call's strategy
-    /// says, and stores what the server answers.
+    /// says, and stores what the server answers. A streamed call
+    /// (``Courier/RequestContext/isStreamed``) passes through: it is neither
+    /// answered from the cache nor stored.
     /// - Throws: `Failure/notCached(_:)` when the strategy forbids the
     ///   network and nothing is cached; otherwise whatever `next` throws
     ///   (unless `stale-if-error` serves a stale entry instead).
@@ -74,6 +76,8 @@ public final class CachePlugin: Plugin {
     }
 
     private func answer(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+        // A streamed call's body goes to the caller, never to the store.
+        if context.isStreamed { return try await next(request) }
         guard let plan = plan(for: request, context: context) else {
             // An uncacheable request is never in the cache, and `.cache`
             // promises never to reach the network.

@@ -61,11 +61,14 @@ public struct GzipPlugin: Plugin {
     // MARK: - Responses
 
     /// Decompresses a successful response whose `Content-Encoding` is gzip or
-    /// deflate, and removes the header; other results pass unchanged.
+    /// deflate, and removes the header; other results, and streamed calls
+    /// (``Courier/RequestContext/isStreamed``), pass unchanged.
     /// - Returns: The decoded response, or a `NetworkError/plugin(_:_:)`
     ///   failure wrapping `Failure/decompressionFailed(encoding:url:_:)`.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
-        guard configuration.decompressesResponses, case .success(let response) = result,
+        // A streamed call's body is not here to decode: it asks for
+        // `identity`, and reaches the caller as the server sent it.
+        guard configuration.decompressesResponses, !context.isStreamed, case .success(let response) = result,
               let header = response.value(forHTTPHeaderField: "Content-Encoding"),
               let encodings = Self.decodableEncodings(header)
         else { return result }
