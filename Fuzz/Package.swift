@@ -20,6 +20,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("ContentDisposition", []),
     ("ParameterEncoding", []),
     ("TrustAndLength", []),
+    ("EventStream", []),
 ]
 
 let package = Package(

@@ -55,6 +55,7 @@ final class StreamedBody: Sendable {
         control.onAbort { [state] in
             if case .unread(.stream(let stream)) = state.current.phase { stream.stop() }
         }
+        if case .stream(let stream) = body.storage { stream.reportArrivals(to: control) }
     }
 
     /// A body that is already whole: a stub's sample, a cached response.
@@ -100,7 +101,8 @@ final class StreamedBody: Sendable {
         guard case .reading(let stream) = state.current.phase else { return nil }
         let result: Result<Data?, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {
-                return .success(try await stream.next())
+                guard let control else { return .success(try await stream.next()) }
+                return .success(try await Transfer.next(of: stream, control: control))
             } catch {
                 return .failure(error)
             }
@@ -110,7 +112,6 @@ final class StreamedBody: Sendable {
         }
         switch result {
         case .success(let chunk?):
-            control?.touch()
             let received = state.withLock { state in
                 state.received += Int64(chunk.count)
                 return state.received

@@ -68,14 +68,16 @@ struct Transfer: Sendable {
         var current = first
         while true {
             if Task.isCancelled { throw .cancelled }
-            let control = TransferControl(bodyLimit: collects ? memoryLimit : nil, progress: inputs.progress)
+            let control = TransferControl(bodyLimit: collects ? memoryLimit : nil, progress: inputs.progress, readsInChunks: !collects)
             let watch = Watchdog.shared.watch(control, idleTimeout: idleTimeout, deadline: deadline)
             // A streamed body keeps its watch until the body ends.
             var handedOff = false
             defer { if !handedOff { Watchdog.shared.unwatch(watch) } }
 
             let head = try await send(current, collects: collects, control: control)
-            control.touch()
+            // Transports report the head themselves; one that does not is
+            // covered here.
+            control.didReceiveHead()
             do throws(NetworkError) {
                 if let next = try redirects.next(after: head, for: current) {
                     if let context = inputs.context, let location = next.url {
@@ -190,12 +192,12 @@ struct Transfer: Sendable {
             if received > 0 { Self.report(received, of: announced, to: progress) }
         case .stream(let stream):
             control.onAbort { stream.stop() }
+            stream.reportArrivals(to: control)
             let result: Result<Int64, NetworkError> = await withTaskCancellationHandler {
                 var received: Int64 = 0
                 do throws(NetworkError) {
-                    while let chunk = try await stream.next() {
+                    while let chunk = try await Self.next(of: stream, control: control) {
                         received += Int64(chunk.count)
-                        control.touch()
                         if let limit, received > limit.bytes {
                             control.abort(.tooLarge(limit))
                             throw .responseTooLarge(limit)
@@ -225,6 +227,14 @@ struct Transfer: Sendable {
             throw .connectionLost(IncompleteBody(expected: announced, received: received))
         }
         return received
+    }
+
+    /// The next chunk, with the idle clock running only while it is awaited.
+    nonisolated(nonsending) static func next(of stream: ResponseBodyStream, control: TransferControl) async throws(NetworkError) -> Data? {
+        control.readerWaits()
+        let chunk = try await stream.next()
+        control.chunkArrived()
+        return chunk
     }
 
     /// Whether `scheme` is http or https, in any case (the usual lower case

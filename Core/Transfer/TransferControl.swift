@@ -36,11 +36,20 @@ public final class TransferControl: Sendable {
         var sent: Int64 = -1
         /// When bytes last moved (uptime nanoseconds).
         var lastActivity: UInt64
+        /// Whether the transfer waits on the server now, so the idle clock
+        /// runs: until the head arrives, and for a body read chunk by chunk
+        /// whenever its reader waits for a chunk that has not arrived. A
+        /// reader busy with what it has (or a scheduler slow to run it) is
+        /// not the server being idle.
+        var waitsOnServer = true
     }
 
     private let state: Locked<State>
     private let bodyLimit: ResponseTooLarge?
     private let uploadProgress: ProgressHandler?
+    /// Whether the body is read chunk by chunk by the transfer stage or a
+    /// caller, whose waits then run the idle clock (see ``State/waitsOnServer``).
+    private let readsInChunks: Bool
 
     /// A control with no limit and nobody listening, for tests and for
     /// transports that wrap another one.
@@ -48,9 +57,10 @@ public final class TransferControl: Sendable {
         self.init(bodyLimit: nil, progress: nil)
     }
 
-    init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?) {
+    init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?, readsInChunks: Bool = false) {
         self.bodyLimit = bodyLimit
         self.uploadProgress = progress
+        self.readsInChunks = readsInChunks
         self.state = Locked(State(lastActivity: DispatchTime.now().uptimeNanoseconds))
     }
 
@@ -71,7 +81,11 @@ public final class TransferControl: Sendable {
 
     /// Reports that the response head arrived.
     public func didReceiveHead() {
-        touch()
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            state.lastActivity = now
+            if readsInChunks { state.waitsOnServer = false }
+        }
     }
 
     /// Reports body bytes collected by a transport that hands the body over
@@ -112,6 +126,32 @@ public final class TransferControl: Sendable {
     }
 
     var lastActivity: UInt64 { state.withLock { $0.lastActivity } }
+
+    /// When bytes last moved, and whether the transfer waits on the server
+    /// now (when it does not, it cannot be idle).
+    var activity: (last: UInt64, waitsOnServer: Bool) {
+        state.withLock { ($0.lastActivity, $0.waitsOnServer) }
+    }
+
+    /// The reader asks for the next chunk: the idle clock runs from now until
+    /// one arrives.
+    func readerWaits() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            state.lastActivity = now
+            state.waitsOnServer = true
+        }
+    }
+
+    /// A chunk arrived for the reader: the idle clock stops until the reader
+    /// asks for the next one.
+    func chunkArrived() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            state.lastActivity = now
+            state.waitsOnServer = false
+        }
+    }
 
     var reason: Reason? { state.withLock { $0.reason } }
 

@@ -63,7 +63,10 @@ package final class Watchdog: Sendable {
         let rearm: UInt64? = state.withLock { state in
             var earliest: UInt64?
             for (id, watched) in state.watched {
-                let idleExpiry = watched.control.lastActivity &+ watched.idleLimit
+                let activity = watched.control.activity
+                // A transfer that does not wait on the server now cannot be
+                // idle; it is looked at again an idle time-out from now.
+                let idleExpiry = (activity.waitsOnServer ? activity.last : now) &+ watched.idleLimit
                 if let deadline = watched.deadline, deadline.at <= now {
                     expired.append((watched.control, .deadline(deadline.seconds)))
                     state.watched[id] = nil

@@ -124,6 +124,9 @@ final class ResponseBodyStream: Sendable {
         var ended = false
         var failure: NetworkError?
         var reader: CheckedContinuation<Data?, any Error>?
+        /// Told when a chunk arrives, on the transport's thread, so the idle
+        /// clock stops then and not when the reader gets to run.
+        var arrivals: TransferControl?
     }
 
     private let state = Locked(State())
@@ -133,7 +136,9 @@ final class ResponseBodyStream: Sendable {
         /// within the limit, or dropped: nobody reads any more, and the client
         /// goes on to be stopped by its abort); or it waits for the reader.
         enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), goOn, held }
+        var arrivals: TransferControl?
         let outcome: Outcome = state.withLock { state in
+            arrivals = state.arrivals
             guard !state.ended else { return .goOn }
             if let reader = state.reader {
                 state.reader = nil
@@ -146,6 +151,7 @@ final class ResponseBodyStream: Sendable {
             state.chunks.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenConsumed))
             return withinLimit ? .goOn : .held
         }
+        arrivals?.chunkArrived()
         switch outcome {
         case .delivered(let reader):
             reader.resume(returning: data)
@@ -187,6 +193,11 @@ final class ResponseBodyStream: Sendable {
             return Array(state.chunks[state.head...])
         }
         for chunk in dropped { chunk.whenConsumed?() }
+    }
+
+    /// Tells `control` of every chunk that arrives from now on.
+    func reportArrivals(to control: TransferControl) {
+        state.withLock { $0.arrivals = control }
     }
 
     /// Whether a reader waits for the next chunk (for tests).

@@ -62,12 +62,13 @@ public final class URLSessionTransport: Transport {
         // URLSession on Linux truncates time-outs to whole seconds (0.3 s
         // times out at once) and traps on one it cannot count in milliseconds
         // (infinity, 1e300); the transfer stage enforces the exact one, so the
-        // session's own is rounded up a second past it (never racing it, so
-        // the failure always names the transfer stage's reason) and kept
+        // session's own is a backstop well past it (never racing it, so the
+        // failure always names the transfer stage's reason, whose idle clock
+        // can start later: it runs only while a reader waits) and kept
         // within a century.
         var timeout = urlRequest.timeoutInterval
         if !(timeout <= Self.longestTimeout) { timeout = Self.longestTimeout }
-        if timeout < Self.longestTimeout { timeout = max(1, timeout.rounded(.up)) + 1 }
+        if timeout < Self.longestTimeout { timeout = max(1, timeout.rounded(.up)) * 2 + 1 }
         if timeout != urlRequest.timeoutInterval {
             urlRequest.timeoutInterval = timeout
         }

@@ -26,15 +26,23 @@ import OpenAPIRuntime
 /// is also set as the call's `RequestOptions.operationID`, so plugins see
 /// which operation they work on.
 ///
-/// **Bodies.** A request body of known length up to
+/// **Bodies.** A response body reaches the generated client as it arrives
+/// (the call goes through `Provider.stream`): a `text/event-stream`
+/// operation gets each event when the server sends it, a large download is
+/// never held in memory or written to a file, and a client that stops
+/// reading closes the connection. The plugins see the head: the auth plugin
+/// refreshes on a 401 and the retry plugin retries a 503 before the client
+/// sees a byte. Plugins that read whole bodies (the cache plugin stores them,
+/// the gzip plugin decodes them) pass streamed calls through; list the
+/// operations they should work on in
+/// `Configuration/collectedResponseOperations`, whose bodies are read into
+/// memory first, as before.
+///
+/// A request body of known length up to
 /// `Configuration/maximumBufferedRequestBody` is sent from memory; a longer
 /// one, or one of unknown length, is spooled to a private temporary file
 /// (0600) as it streams in and sent from there, so it is never held in memory
-/// whole and can be replayed by the retry and auth plugins. A response body is
-/// read into memory (plugins read it: the cache stores it, gzip decodes it),
-/// except for the operations in `Configuration/streamedResponseOperations`:
-/// those are downloaded to a private temporary file and handed to the client
-/// as a stream read from it in chunks, the file removed when the stream ends.
+/// whole and can be replayed by the retry and auth plugins.
 ///
 /// **Errors.** A failure is thrown as the `NetworkError` it is; the
 /// generated client wraps it in its `ClientError`, whose `underlyingError`
@@ -47,21 +55,41 @@ public struct CourierClientTransport: ClientTransport {
         /// body, or one whose length is unknown, is spooled to a temporary
         /// file. 4 MiB unless set.
         public var maximumBufferedRequestBody: Int
-        /// The operations whose response bodies are streamed from a temporary
-        /// file instead of read into memory: large downloads. They are not
-        /// cached by the cache plugin (it keeps responses in memory or in its
-        /// own files).
-        public var streamedResponseOperations: Set<String>
+        /// The operations whose response bodies are read into memory before
+        /// the client sees them, so plugins that read whole bodies (cache,
+        /// gzip) work on them; every other operation's body is streamed.
+        public var collectedResponseOperations: Set<String>
+
+        /// Earlier releases streamed only the operations listed here, from a
+        /// temporary file; every response streams now, straight from the
+        /// connection, so the list is not needed.
+        @available(*, deprecated, message: "every response body streams now; list the operations plugins must read whole in collectedResponseOperations")
+        public var streamedResponseOperations: Set<String> {
+            get { [] }
+            set {}
+        }
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - maximumBufferedRequestBody: The largest request body sent from
         ///     memory, in bytes.
-        ///   - streamedResponseOperations: The operation IDs whose responses
-        ///     are streamed from a temporary file.
-        public init(maximumBufferedRequestBody: Int = 4 << 20, streamedResponseOperations: Set<String> = []) {
+        ///   - collectedResponseOperations: The operation IDs whose response
+        ///     bodies are read into memory first, for the cache and gzip
+        ///     plugins.
+        public init(maximumBufferedRequestBody: Int = 4 << 20, collectedResponseOperations: Set<String> = []) {
             self.maximumBufferedRequestBody = max(0, maximumBufferedRequestBody)
-            self.streamedResponseOperations = streamedResponseOperations
+            self.collectedResponseOperations = collectedResponseOperations
+        }
+
+        /// Creates a configuration, as earlier releases did; every response
+        /// body streams now, so `streamedResponseOperations` is ignored.
+        /// - Parameters:
+        ///   - maximumBufferedRequestBody: The largest request body sent from
+        ///     memory, in bytes.
+        ///   - streamedResponseOperations: Ignored.
+        @available(*, deprecated, message: "every response body streams now; use init(maximumBufferedRequestBody:collectedResponseOperations:)")
+        public init(maximumBufferedRequestBody: Int = 4 << 20, streamedResponseOperations: Set<String>) {
+            self.init(maximumBufferedRequestBody: maximumBufferedRequestBody)
         }
     }
 
@@ -92,15 +120,26 @@ public struct CourierClientTransport: ClientTransport {
         guard let url = Self.url(of: request, on: baseURL) else {
             throw NetworkError.requestBuildFailed(OpenAPITransportFailure.invalidURL(operationID))
         }
-        let streamsResponse = configuration.streamedResponseOperations.contains(operationID)
-        let (task, spooled) = try await Self.task(for: body, limit: configuration.maximumBufferedRequestBody,
-                                                  download: streamsResponse ? Self.downloadDestination() : nil)
+        let (task, spooled) = try await Self.task(for: body, limit: configuration.maximumBufferedRequestBody)
         defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
 
         let target = OpenAPIOperation(operationID: operationID, url: url, method: HTTPMethod(rawValue: request.method.rawValue),
                                       task: task, headers: Self.headers(request.headerFields))
-        let response = try await provider.request(target, options: RequestOptions(operationID: operationID))
-        return (try Self.head(of: response), try Self.body(of: response, streamed: streamsResponse))
+        let options = RequestOptions(operationID: operationID)
+        if configuration.collectedResponseOperations.contains(operationID) {
+            let response = try await provider.request(target, options: options)
+            return (try Self.head(of: response), response.data.isEmpty ? nil : HTTPBody(response.data))
+        }
+        let response: StreamedResponse
+        do {
+            response = try await provider.stream(target, options: options)
+        } catch {
+            // The generated client decides what a status means: a failed
+            // validation is an answer, with the body the provider read.
+            guard case .statusCode(let answer) = error else { throw error }
+            return (try Self.head(of: answer), answer.data.isEmpty ? nil : HTTPBody(answer.data))
+        }
+        return (try Self.head(of: response.head), Self.body(of: response, method: request.method))
     }
 
     // MARK: - Request
@@ -136,14 +175,7 @@ public struct CourierClientTransport: ClientTransport {
     }
 
     /// The call's task, and the spooled file to remove after it, if any.
-    static func task(for body: HTTPBody?, limit: Int, download: DownloadDestination?) async throws -> (RequestTask, URL?) {
-        if let download {
-            // A download carries no body: the operations streamed are GETs.
-            if let body, body.length != .known(0) {
-                throw NetworkError.requestBuildFailed(OpenAPITransportFailure.bodyWithStreamedResponse)
-            }
-            return (.downloadDestination(download), nil)
-        }
+    static func task(for body: HTTPBody?, limit: Int) async throws -> (RequestTask, URL?) {
         guard let body else { return (.requestPlain, nil) }
         if case .known(let length) = body.length, length <= Int64(limit) {
             do {
@@ -179,13 +211,6 @@ public struct CourierClientTransport: ClientTransport {
         }
     }
 
-    /// A destination for a streamed response: a new private temporary file.
-    static func downloadDestination() -> DownloadDestination {
-        let url = (try? PrivateTemporaryFile.folderURL()) ?? FileManager.default.temporaryDirectory
-        let file = url.appendingPathComponent("openapi-response-\(UUID().uuidString)")
-        return { _, _ in (file, []) }
-    }
-
     // MARK: - Response
 
     /// The status and header fields as swift-http-types has them.
@@ -203,11 +228,16 @@ public struct CourierClientTransport: ClientTransport {
         return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
     }
 
-    static func body(of response: Response, streamed: Bool) throws -> HTTPBody? {
-        if streamed, let file = response.fileURL {
-            return try FileChunks.body(streaming: file)
-        }
-        return response.data.isEmpty ? nil : HTTPBody(response.data)
+    /// The streamed body as the generated client reads it: chunks as they
+    /// arrive, read once, its length when the server announced one; `nil`
+    /// for a response that has none (HEAD, 204, 304).
+    static func body(of response: StreamedResponse, method: HTTPRequest.Method) -> HTTPBody? {
+        let status = response.statusCode
+        if method == .head || status == 204 || status == 304 || (100..<200).contains(status) { return nil }
+        let length = response.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        if length == 0 { return nil }
+        return HTTPBody(response.body.map { ArraySlice($0) }, length: length.map { .known($0) } ?? .unknown,
+                        iterationBehavior: .single)
     }
 }
 
@@ -215,8 +245,9 @@ public struct CourierClientTransport: ClientTransport {
 public enum OpenAPITransportFailure: Error, Sendable, CustomStringConvertible {
     /// The server URL and the operation's path do not make a URL.
     case invalidURL(String)
-    /// A request body for an operation whose response is streamed to a file
-    /// (a download carries no body).
+    /// Not thrown any more: earlier releases refused a request body for an
+    /// operation whose response was streamed to a file.
+    @available(*, deprecated, message: "not thrown any more: every response streams, whatever the request's body")
     case bodyWithStreamedResponse
     /// A status code of more than three digits, which the generated client's
     /// response type cannot hold.
@@ -228,7 +259,7 @@ public enum OpenAPITransportFailure: Error, Sendable, CustomStringConvertible {
         case .invalidURL(let operation):
             "The server URL and the path of \(operation) do not make a valid URL: check the server URL given to the client."
         case .bodyWithStreamedResponse:
-            "An operation whose response is streamed to a file cannot send a body: remove it from streamedResponseOperations."
+            "An operation whose response is streamed to a file cannot send a body."
         case .unrepresentableStatus(let code):
             "The server answered with status \(code), which is not an HTTP status code (three digits at most)."
         }

@@ -105,7 +105,9 @@ import Testing
                 .json(["headlines": ["Courier speaks OpenAPI"]], headers: [("Cache-Control", "max-age=60")])
             }
             let provider = Provider<OpenAPIOperation>(plugins: [CachePlugin(configuration: .init(defaultStrategy: .cacheIfPossible))])
-            let client = Self.client(server, provider)
+            // The cache reads whole bodies: the operation is collected, not
+            // streamed.
+            let client = Self.client(server, provider, configuration: .init(collectedResponseOperations: ["getNews"]))
             let first = try await client.getNews()
             let second = try await client.getNews()
             #expect(try first.ok.body.json.headlines == ["Courier speaks OpenAPI"])
@@ -176,17 +178,17 @@ import Testing
         }
     }
 
-    @Test func aStreamedResponseIsReadFromAFileInChunksAndTheFileRemoved() async throws {
+    @Test func aResponseBodyStreamsFromTheConnectionWithoutATemporaryFile() async throws {
         try await withServer { server in
             let size = 5 << 20
             server.route("/api/files/", prefix: true) { _ in
                 LoopbackResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(count: size, seed: 9))
             }
-            let client = Self.client(server, Provider<OpenAPIOperation>(),
-                                     configuration: .init(streamedResponseOperations: ["downloadFile"]))
+            let client = Self.client(server, Provider<OpenAPIOperation>())
             let body = try await client.downloadFile(path: .init(id: "report")).ok.body.binary
             #expect(body.length == .known(Int64(size)))
-            #expect(try Self.streamedFiles().count == 1)
+            // Earlier releases downloaded such a body to a private file first.
+            #expect(try Self.files(prefix: "", ofSize: size).isEmpty, "nothing is written to disk")
             var hash = SHA256()
             var chunks = 0
             for try await chunk in body {
@@ -196,7 +198,74 @@ import Testing
             #expect(hash.finalizeHex() == SHA256.hex(LoopbackServer.bytes(count: size, seed: 9)))
             #expect(chunks > 1, "the body arrives in pieces")
         }
-        #expect(try Self.streamedFiles().isEmpty, "the file is removed once the body is dropped")
+    }
+
+    /// The server sends the second event only after the client has read the
+    /// first, so a body held until its end would never arrive.
+    @Test(arguments: [false, true])
+    func aResponseReachesTheClientAsItArrives(asyncHTTPClient: Bool) async throws {
+        try await withServer { server in
+            let firstRead = Gate()
+            server.route("/api/files/", prefix: true) { _ in
+                LoopbackResponse(headers: [("Content-Type", "application/octet-stream")], body: .streamed { writer in
+                    try await writer.write("first")
+                    await firstRead.wait()
+                    try await writer.write("second")
+                })
+            }
+            try await Self.withProvider(asyncHTTPClient: asyncHTTPClient) { provider in
+                let body = try await Self.client(server, provider).downloadFile(path: .init(id: "live")).ok.body.binary
+                try await withDeadline(30, "reading both pieces") {
+                    var text = ""
+                    for try await chunk in body {
+                        text += String(decoding: chunk, as: UTF8.self)
+                        if text == "first" { firstRead.open() }
+                    }
+                    #expect(text == "firstsecond")
+                }
+            }
+        }
+    }
+
+    /// A generated client's `text/event-stream` operation, decoded by
+    /// swift-openapi-runtime's own event parser: each event arrives when the
+    /// server sends it (the second only after the first was read).
+    @Test(arguments: [false, true])
+    func anEventStreamOperationDeliversEventsAsTheyAreSent(asyncHTTPClient: Bool) async throws {
+        try await withServer { server in
+            let firstRead = Gate()
+            server.route("/api/events") { _ in
+                LoopbackResponse(headers: [("Content-Type", "text/event-stream")], body: .streamed { writer in
+                    try await writer.write("id: 1\ndata: Hello, Ada!\n\n")
+                    await firstRead.wait()
+                    try await writer.write("id: 2\ndata: Hello, Grace!\n\n")
+                })
+            }
+            try await Self.withProvider(asyncHTTPClient: asyncHTTPClient) { provider in
+                let body = try await Self.client(server, provider).getEvents().ok.body.textEventStream
+                try await withDeadline(30, "reading both events") {
+                    var seen: [String] = []
+                    for try await event in body.asDecodedServerSentEvents() {
+                        seen.append(event.data ?? "")
+                        if seen.count == 1 { firstRead.open() }
+                    }
+                    #expect(seen == ["Hello, Ada!", "Hello, Grace!"])
+                }
+            }
+        }
+    }
+
+    /// A provider on URLSession or on AsyncHTTPClient, shut down afterwards.
+    static func withProvider(asyncHTTPClient: Bool, _ body: (Provider<OpenAPIOperation>) async throws -> Void) async throws {
+        guard asyncHTTPClient else { return try await body(Provider<OpenAPIOperation>()) }
+        let transport = AsyncHTTPClientTransport()
+        do {
+            try await body(Provider<OpenAPIOperation>(transport: transport))
+        } catch {
+            try await transport.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
     }
 
     static func files(prefix: String) throws -> [String] {
@@ -207,12 +276,15 @@ import Testing
     static func spooledFiles() throws -> [String] { try files(prefix: "openapi-body") }
 
     static func spooledFiles(ofSize size: Int) throws -> [String] {
+        try files(prefix: "openapi-body", ofSize: size)
+    }
+
+    static func files(prefix: String, ofSize size: Int) throws -> [String] {
         let folder = try #require(Self.privateFolder())
-        return try spooledFiles().filter { name in
+        return try files(prefix: prefix).filter { name in
             let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
             return (attributes?[.size] as? NSNumber)?.intValue == size
         }
     }
-    static func streamedFiles() throws -> [String] { try files(prefix: "openapi-response") }
     static func privateFolder() -> URL? { try? PrivateTemporaryFile.folderURL() }
 }

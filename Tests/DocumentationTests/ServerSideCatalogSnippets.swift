@@ -9,6 +9,7 @@ import CourierTestSupport
 import CourierTracing
 import Foundation
 import GreetingsAPI
+import OpenAPIRuntime
 import Testing
 
 @Suite struct ServerSideCatalogSnippets {
@@ -29,6 +30,35 @@ import Testing
             let greeting = try await client.getGreeting(path: .init(name: "Ada"))
 
             #expect(try greeting.ok.body.json.message == "Hello, Ada!")
+        }
+    }
+
+    @Test func eventStreamOperationsArriveAsTheyAreSent() async throws {
+        try await withServer { server in
+            server.route("/api/events") { _ in
+                LoopbackResponse(headers: [("Content-Type", "text/event-stream")],
+                                 body: .streamed { writer in try await writer.write("data: Hello, Ada!\n\n") })
+            }
+            server.route("/api/news") { _ in .json(["headlines": ["Courier streams"]]) }
+            let serverURL = server.url("/api")
+            let provider = Provider<OpenAPIOperation>()
+            var printed: [String] = []
+            func print(_ text: String) { printed.append(text) }
+
+            let transport = CourierClientTransport(
+                provider: provider,
+                configuration: .init(collectedResponseOperations: ["getNews"])  // cached
+            )
+            let client = Client(serverURL: serverURL, transport: transport)
+            // An event-stream operation, read as the events arrive:
+            let events = try await client.getEvents().ok.body.textEventStream
+                .asDecodedServerSentEvents()
+            for try await event in events {
+                print(event.data ?? "")
+            }
+
+            #expect(printed == ["Hello, Ada!"])
+            #expect(try await client.getNews().ok.body.json.headlines == ["Courier streams"])
         }
     }
 

@@ -35,6 +35,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /files/{id}`.
     /// - Remark: Generated from `#/paths//files/{id}/get(downloadFile)`.
     func downloadFile(_ input: Operations.DownloadFile.Input) async throws -> Operations.DownloadFile.Output
+    /// - Remark: HTTP `GET /events`.
+    /// - Remark: Generated from `#/paths//events/get(getEvents)`.
+    func getEvents(_ input: Operations.GetEvents.Input) async throws -> Operations.GetEvents.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -88,6 +91,11 @@ extension APIProtocol {
             path: path,
             headers: headers
         ))
+    }
+    /// - Remark: HTTP `GET /events`.
+    /// - Remark: Generated from `#/paths//events/get(getEvents)`.
+    public func getEvents(headers: Operations.GetEvents.Input.Headers = .init()) async throws -> Operations.GetEvents.Output {
+        try await getEvents(Operations.GetEvents.Input(headers: headers))
     }
 }
 
