@@ -2,6 +2,7 @@ import CourierAuth
 import CourierFleetSupport
 import CourierLoopback
 import CourierPostgres
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -79,10 +80,11 @@ extension PostgresTests {
                 defer { waiter.signal(SIGKILL) }
                 // The waiter is queued on the advisory lock the holder has.
                 try await withStorage(fleet.postgres) { storage in
-                    #expect(try await eventually(within: 30) {
+                    let queued = try await eventually(within: 30) {
                         try await integers("SELECT count(*)::bigint FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", on: storage)
                             == [1]
-                    })
+                    }
+                    #expect(queued)
                 }
 
                 let killed = Date()
