@@ -30,8 +30,12 @@ let traits: Set<Trait> = [
     .trait(name: "OpenAPI", description: "CourierOpenAPI, on swift-openapi-runtime and swift-http-types."),
     .trait(name: "Tracing", description: "CourierTracing, on swift-distributed-tracing."),
     .trait(name: "Metrics", description: "CourierMetrics, on swift-metrics."),
+    .trait(
+        name: "Postgres",
+        description: "CourierPostgres, on postgres-nio (and the swift-service-lifecycle it brings), and the Fleet example."
+    ),
     .default(enabledTraits: [
-        "AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf", "OpenAPI", "Tracing", "Metrics",
+        "AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf", "OpenAPI", "Tracing", "Metrics", "Postgres",
     ]),
 ]
 
@@ -60,6 +64,7 @@ let products: [Product] = [
     .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     .library(name: "CourierTracing", targets: ["CourierTracing"]),
     .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
+    .library(name: "CourierPostgres", targets: ["CourierPostgres"]),
     .library(name: "CourierCodable", targets: ["CourierCodable"]),
     .library(name: "CourierJSON", targets: ["CourierJSON"]),
     .library(name: "CourierString", targets: ["CourierString"]),
@@ -135,6 +140,23 @@ var targets: [Target] = [
         dependencies: ["Courier", .product(name: "CoreMetrics", package: "swift-metrics", condition: when("Metrics"))],
         path: "Plugins/Metrics"
     ),
+    // CourierPostgres implements two protocols that live in other plugins,
+    // `CredentialStoring` (CourierAuth) and `ResponseCaching` (CourierCache),
+    // so it depends on those two as well: both are Foundation only and
+    // resolve no package. ServiceLifecycle, SwiftNIO's locks and swift-crypto
+    // (SHA-256 of cache keys) come with postgres-nio.
+    .target(
+        name: "CourierPostgres",
+        dependencies: [
+            "Courier", "CourierAuth", "CourierCache",
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: when("Postgres")),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: when("Postgres")),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: when("Postgres")),
+            .product(name: "Crypto", package: "swift-crypto", condition: when("Postgres")),
+        ],
+        path: "Plugins/Postgres",
+        exclude: ["CourierPostgres.docc"]
+    ),
 
     // Mappers
     .target(name: "CourierCodable", dependencies: ["Courier"], path: "Mappers/Codable"),
@@ -199,6 +221,26 @@ var targets: [Target] = [
         // empty component files.
         swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
     ),
+    // Worker processes sharing one PostgreSQL: also the other processes of
+    // CourierPostgres's tests, which run it in worker mode.
+    .executableTarget(
+        name: "Fleet",
+        dependencies: [
+            "Courier", "CourierAuth", "CourierCache", "CourierPostgres", "CourierFleetSupport", "CourierLoopback",
+        ],
+        path: "Examples/Fleet"
+    ),
+    // What the Fleet example and CourierPostgres's tests share: a throwaway
+    // PostgreSQL server in a temporary folder, a token server that rotates
+    // refresh tokens, and worker processes to talk to. Not a product.
+    .target(
+        name: "CourierFleetSupport",
+        dependencies: [
+            "CourierLoopback",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: when("AsyncHTTPClient")),
+        ],
+        path: "Tests/FleetSupport"
+    ),
     .executableTarget(
         name: "OpenAPIClient",
         dependencies: ["Courier", "CourierOpenAPI", "CourierAuth", "CourierRetry", "CourierLoopback", "GreetingsAPI"],
@@ -210,7 +252,7 @@ var targets: [Target] = [
 let testedModules = [
     "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierCombine",
     "CourierAsyncHTTPClient", "CourierOpenAPI", "CourierTracing", "CourierMetrics", "CourierCodable", "CourierJSON",
-    "CourierString", "CourierImage", "CourierXML", "CourierYAML", "CourierProtobuf",
+    "CourierString", "CourierImage", "CourierXML", "CourierYAML", "CourierProtobuf", "CourierPostgres",
 ]
 // What a module's tests need beyond the module and the test support.
 let extraTestDependencies: [String: [Target.Dependency]] = [
@@ -228,6 +270,10 @@ let extraTestDependencies: [String: [Target.Dependency]] = [
         "CourierRetry", "CourierAuth", "CourierCache",
         .product(name: "CoreMetrics", package: "swift-metrics", condition: when("Metrics")),
         .product(name: "MetricsTestKit", package: "swift-metrics", condition: when("Metrics")),
+    ],
+    "CourierPostgres": [
+        "CourierAuth", "CourierCache", "CourierFleetSupport", "Fleet",
+        .product(name: "PostgresNIO", package: "postgres-nio", condition: when("Postgres")),
     ],
 ]
 for module in testedModules {
@@ -312,6 +358,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"5.0.0"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

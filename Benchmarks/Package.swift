@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"5.0.0"),
     ],
     targets: [
         // zlib called directly, for the bare side of the gzip benchmark.
@@ -32,6 +34,9 @@ let package = Package(
                 .product(name: "CourierAuth", package: "Courier"),
                 .product(name: "CourierLogging", package: "Courier"),
                 .product(name: "CourierRetry", package: "Courier"),
+                .product(name: "CourierPostgres", package: "Courier"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -3,7 +3,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|solo|pipeline|gzip|cache|download|soak (one item), --pair NAME (only the
+// --only http|solo|pipeline|gzip|cache|download|soak|postgres (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -138,6 +138,14 @@ if wanted("download") {
 if wanted("soak") {
     log("item 7: soak, every shipped plugin on each transport")
     rows += try await SoakBenchmark(baseURL: server.baseURL, quick: quick).run()
+}
+if wanted("postgres") {
+    log("item 8: PostgreSQL cache hits and a fleet refresh")
+    do {
+        rows += try await PostgresBenchmark(quick: quick).run()
+    } catch {
+        log("item 8: not measured: \(error)")
+    }
 }
 await server.shutdown()
 

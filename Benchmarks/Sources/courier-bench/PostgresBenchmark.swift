@@ -1,0 +1,184 @@
+import CourierCache
+import CourierPostgres
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// Item 8: CourierPostgres. A cache hit through `PostgresResponseCache`
+/// against the same statement run with postgres-nio directly (the hit is one
+/// `UPDATE … RETURNING` that marks the row used), and a fleet of 8 processes
+/// (the root package's `Fleet` example) whose tokens all expired, end to end
+/// from "go" to every worker's answer, against the same fleet with a valid
+/// token (no refresh).
+///
+/// The database: `COURIER_BENCH_POSTGRES` (a connection string), or a
+/// temporary server that `Fleet --serve-database` starts. `Fleet` is looked
+/// for in the root package's `.build/release` then `.build/debug`, or at
+/// `COURIER_FLEET`: build it first (`swift build -c release --product Fleet`).
+struct PostgresBenchmark {
+    let quick: Bool
+
+    func run() async throws -> [Row] {
+        let fleet = try Self.fleetExecutable()
+        var server: Process?
+        let database: String
+        if let given = ProcessInfo.processInfo.environment["COURIER_BENCH_POSTGRES"] {
+            database = given
+        } else {
+            let (process, url) = try Self.serveDatabase(fleet)
+            server = process
+            database = url
+        }
+        defer {
+            server?.terminate()
+            server?.waitUntilExit()
+        }
+        log("  database: \(database)")
+        var rows = try await cacheHit(database: database)
+        rows.append(try fleetRefresh(fleet, database: database))
+        return rows
+    }
+
+    // MARK: - Cache hit
+
+    private func cacheHit(database: String) async throws -> [Row] {
+        let storage = try PostgresStorage(connectionString: database, maximumConnections: 4)
+        let pool = Task { await storage.run() }
+        defer { pool.cancel() }
+        let cache = PostgresResponseCache(storage: storage, configuration: .init(sizeLimit: .max, timeout: .seconds(5)))
+        cache.removeAll()
+        let keys = (0..<1_000).map { "GET http://127.0.0.1/items/\($0)" }
+        for (index, key) in keys.enumerated() {
+            cache.store(CachedResponse(key: key, statusCode: 200, headers: ["Content-Type": "application/json"],
+                                       body: Payload.json, url: nil, storedAt: Date(), expiresAt: nil), forKey: key)
+            // The cache drops writes past its queue's limit: fill it in batches.
+            if index % 32 == 31 { await cache.waitForPendingWrites() }
+        }
+        await cache.waitForPendingWrites()
+        let digests = keys.map { Data(SHA256.hash(data: Data($0.utf8))) }
+        let lookups = quick ? 500 : 2_000
+        var generator = SplitMix(seed: 11)
+        let sample = (0..<lookups).map { _ in Int(generator.next() % UInt64(keys.count)) }
+        guard cache.entry(forKey: keys[0]) != nil else { throw BenchFailure("the PostgreSQL cache did not store its entries") }
+
+        let result = try await interleaved(
+            rounds: quick ? 3 : 7,
+            courier: {
+                let started = DispatchTime.now()
+                for index in sample { blackHole(cache.entry(forKey: keys[index])) }
+                return Self.nanoseconds(since: started) / Double(lookups)
+            },
+            bare: { try await Self.bareHits(storage.client, digests: digests, sample: sample) },
+            bareAgain: { try await Self.bareHits(storage.client, digests: digests, sample: sample) }
+        )
+        return [Row(name: "PostgreSQL cache hit, 1000 entries (vs the same statement on postgres-nio)", unit: "us",
+                    courier: result.courier / 1_000, bare: result.bare / 1_000, bareAgain: result.bareAgain / 1_000,
+                    higherIsBetter: false)]
+    }
+
+    /// The statement `PostgresResponseCache` runs for a hit, its columns
+    /// decoded, with postgres-nio and nothing else; nanoseconds per hit.
+    private static func bareHits(_ client: PostgresClient, digests: [Data], sample: [Int]) async throws -> Double {
+        let started = DispatchTime.now()
+        for index in sample {
+            let now = Date().timeIntervalSince1970
+            let digest = digests[index]
+            let rows = try await client.query("""
+                UPDATE courier_cache SET used_at = \(now) WHERE key_digest = \(ByteBuffer(bytes: digest)) \
+                AND (expires_at IS NULL OR expires_at > \(now)) \
+                RETURNING status, headers, body, body_length, url, stored_at, expires_at, vary
+                """)
+            for try await row in rows.decode((Int32, Data, Data, Int32, String?, Double, Double?, Data).self) {
+                blackHole(row)
+            }
+        }
+        return nanoseconds(since: started) / Double(sample.count)
+    }
+
+    // MARK: - Fleet refresh
+
+    private func fleetRefresh(_ fleet: URL, database: String) throws -> Row {
+        let rounds = quick ? 3 : 5
+        var refreshing: [Double] = [], fresh: [Double] = [], freshAgain: [Double] = []
+        for round in 0..<rounds {
+            for side in sideOrder(round) {
+                switch side {
+                case 0: refreshing.append(try Self.fleetRun(fleet, database: database, fresh: false))
+                case 1: fresh.append(try Self.fleetRun(fleet, database: database, fresh: true))
+                default: freshAgain.append(try Self.fleetRun(fleet, database: database, fresh: true))
+                }
+            }
+        }
+        return Row(name: "fleet of 8 processes, expired token: one refresh (vs a valid token)", unit: "ms",
+                   courier: median(refreshing), bare: median(fresh), bareAgain: median(freshAgain), higherIsBetter: false)
+    }
+
+    /// One fleet run; milliseconds from "go" to the last worker's answer.
+    private static func fleetRun(_ fleet: URL, database: String, fresh: Bool) throws -> Double {
+        let output = try run(fleet, ["--workers", "8", "--requests", "1", "--refresh-delay", "0", "--database", database]
+            + (fresh ? ["--fresh"] : []))
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("elapsed-ms ") }),
+              let milliseconds = Double(line.dropFirst("elapsed-ms ".count)) else {
+            throw BenchFailure("Fleet printed no elapsed time: \(output)")
+        }
+        if !fresh, !output.contains("refreshes: 1 ") { throw BenchFailure("the fleet did not refresh exactly once: \(output)") }
+        return milliseconds
+    }
+
+    // MARK: - Helpers
+
+    private static func nanoseconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds)
+    }
+
+    private static func fleetExecutable() throws -> URL {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
+        let candidates = [ProcessInfo.processInfo.environment["COURIER_FLEET"]].compactMap { $0 }
+            + [".build/release/Fleet", ".build/debug/Fleet"].map { root.appendingPathComponent($0).path }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw BenchFailure("no Fleet executable in \(candidates): run swift build -c release --product Fleet in the root")
+        }
+        return URL(fileURLWithPath: found)
+    }
+
+    /// Starts `Fleet --serve-database` and returns it with the connection
+    /// string it printed; it stops its server when its input closes.
+    private static func serveDatabase(_ fleet: URL) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = fleet
+        process.arguments = ["--serve-database"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = Pipe()
+        try process.run()
+        var text = ""
+        while !text.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw BenchFailure("Fleet --serve-database stopped: \(text)") }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first, line.hasPrefix("database ") else {
+            throw BenchFailure("Fleet --serve-database printed \(text)")
+        }
+        return (process, String(line.dropFirst("database ".count)))
+    }
+
+    private static func run(_ executable: URL, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Why the PostgreSQL item could not run.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,72 @@
+import CourierAuth
+import Foundation
+import PostgresNIO
+
+extension PostgresCredentialStore {
+    /// Wraps a refresh closure so that one process of the fleet runs it and
+    /// the others use its result.
+    ///
+    /// The returned closure, called by `AuthPlugin` with the credential it
+    /// found expired or refused:
+    /// 1. takes the fleet's lock for this credential's name (waiting at most
+    ///    ``Configuration-swift.struct/refreshTimeout`` for another process
+    ///    to release it),
+    /// 2. reads the row: when another process has replaced the credential
+    ///    meanwhile with one that has not expired, returns that one without
+    ///    refreshing; when the row is gone (someone signed out), throws
+    ///    `AuthPlugin.RefreshRefused`;
+    /// 3. otherwise calls `refresh` with the row's credential (whose refresh
+    ///    token is the newest), writes the result, and releases the lock as
+    ///    the write commits.
+    ///
+    /// A refresh that throws or outlives the timeout writes nothing, and the
+    /// lock is released at once.
+    /// - Parameter refresh: Exchanges a credential for a new one.
+    /// - Returns: The closure to give `AuthPlugin`.
+    public func sharedRefresh(_ refresh: @escaping AuthPlugin.Refresh) -> AuthPlugin.Refresh {
+        { [self] stale in
+            let renewed = try await refreshOnce(replacing: stale, refresh)
+            remember(renewed)
+            return renewed
+        }
+    }
+
+    private func refreshOnce(replacing stale: Credential, _ refresh: @escaping AuthPlugin.Refresh) async throws -> Credential {
+        try await storage.prepareSchema()
+        await waitForPendingWrites()
+        let name = configuration.name
+        let seconds = configuration.refreshTimeout
+        do {
+            return try await lockedRefresh(replacing: stale, refresh, name: name, seconds: seconds)
+        } catch let error as PostgresTransactionError {
+            // The refresh's own error, unwrapped: AuthPlugin tells a refusal
+            // (sign out) from an outage (keep the credential) by it.
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    private func lockedRefresh(
+        replacing stale: Credential, _ refresh: @escaping AuthPlugin.Refresh, name: String, seconds: TimeInterval
+    ) async throws -> Credential {
+        let logger = storage.logger
+        return try await storage.client.withTransaction(logger: logger) { connection in
+            // SET takes no parameters; the number is ours, not the caller's.
+            let milliseconds = Int(min(seconds * 1_000, 2_000_000_000).rounded(.up))
+            try await connection.query("SET LOCAL lock_timeout = \(unescaped: String(milliseconds))", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("courier.credential." + name)))", logger: logger)
+            guard let current = try await CredentialRow.read(name: name, on: connection, logger: logger) else {
+                throw AuthPlugin.RefreshRefused(reason: "the credential was signed out by another process")
+            }
+            if current.accessToken != stale.accessToken && !current.isExpired() {
+                return current
+            }
+            let renewed = try await Deadline.run(
+                within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
+            ) {
+                try await refresh(current)
+            }
+            try await CredentialRow.write(renewed, name: name, on: connection, logger: logger)
+            return renewed
+        }
+    }
+}

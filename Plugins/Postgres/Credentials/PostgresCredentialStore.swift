@@ -1,0 +1,186 @@
+import CourierAuth
+import Foundation
+import NIOConcurrencyHelpers
+import PostgresNIO
+import ServiceLifecycle
+
+/// A `CredentialStoring` whose credential lives in PostgreSQL, shared by a
+/// fleet of processes that refresh it once for all of them.
+///
+/// Give the store's ``sharedRefresh(_:)`` to `AuthPlugin` in place of the
+/// bare refresh closure. The process that refreshes holds a lock in
+/// PostgreSQL while it calls the closure; every other process that needs a
+/// refresh meanwhile waits for the lock, then finds the new credential in the
+/// table and uses it instead of refreshing. With a server that accepts each
+/// refresh token once, a second refresh would be refused and sign the user
+/// out: this is what prevents it.
+///
+/// ```swift
+/// let storage = try PostgresStorage(connectionString: databaseURL)
+/// let store = PostgresCredentialStore(storage: storage)
+/// let auth = AuthPlugin(store: store, refresh: store.sharedRefresh { credential in
+///     try await tokenClient.refresh(credential)  // called by one process of the fleet
+/// })
+/// let group = ServiceGroup(services: [storage, store], logger: logger)  // runs the pool, loads and follows the row
+/// ```
+///
+/// ## The lock
+/// A transaction-level advisory lock (`pg_advisory_xact_lock`) on the hash
+/// of the credential's name, held by a transaction that also reads and
+/// writes the row. An advisory lock needs no row to exist (a store whose row
+/// was cleared still serialises), and, being a transaction's, it is released
+/// by `COMMIT` together with the write becoming visible, by `ROLLBACK` when
+/// the refresh fails, and by PostgreSQL itself when the process dies and its
+/// session ends: a killed process never leaves the fleet locked. A row lock
+/// (`SELECT … FOR UPDATE`) would give the same guarantees but only once the
+/// row exists. Waiting for the lock is bounded by
+/// ``Configuration-swift.struct/refreshTimeout`` (`lock_timeout`), and so is
+/// the refresh: one that outlives it is abandoned, the transaction rolled back
+/// and the lock released, as `AuthPlugin` abandons a refresh.
+///
+/// ## Reading without waiting
+/// `CredentialStoring` is synchronous, so the store answers ``credential``
+/// from memory: what ``reload()`` last read (``run()`` reloads every
+/// ``Configuration-swift.struct/pollInterval``), what this process saved, or
+/// what a shared refresh returned. ``save(_:)`` and ``clear()`` change that
+/// copy at once and write the row in the background, in order; a failed write
+/// goes to ``Configuration-swift.struct/onWriteFailure``. ``persist(_:)`` and
+/// ``signOut()`` write and wait, and throw.
+///
+/// ## What is stored
+/// The row holds the access token, the refresh token, the expiry and issue
+/// dates, in clear, in the `courier_credentials` table: PostgreSQL is the
+/// secret's keeper. Grant that table to the fleet's database role only,
+/// connect with TLS (`sslmode=require`) to a database off the public network,
+/// and keep its disks and backups encrypted as for any other secret.
+/// Sign-out (``clear()`` or ``signOut()``) deletes the row for every process.
+public final class PostgresCredentialStore: CredentialStoring, Service {
+    /// The database the row lives in.
+    public let storage: PostgresStorage
+    /// The name, timings and failure handler of this store.
+    public let configuration: Configuration
+
+    private struct Mirror {
+        var credential: Credential?
+        /// Bumped by every local change, so a reload that read the row before
+        /// the change does not undo it.
+        var generation: UInt64 = 0
+    }
+
+    private let mirror = NIOLockedValueBox(Mirror())
+    private let writes: WriteQueue
+
+    /// Creates a store; call ``reload()`` or ``run()`` before reading it.
+    /// - Parameters:
+    ///   - storage: The database.
+    ///   - configuration: The credential's name and the timings.
+    public init(storage: PostgresStorage, configuration: Configuration = Configuration()) {
+        self.storage = storage
+        self.configuration = configuration
+        let onFailure = configuration.onWriteFailure
+        self.writes = WriteQueue(limit: .max) { error in onFailure?(error) }
+    }
+
+    // MARK: - CredentialStoring
+
+    /// The credential as this process last saw it.
+    public var credential: Credential? {
+        mirror.withLockedValue { $0.credential }
+    }
+
+    /// Keeps `credential` in memory at once and writes it to the row in the
+    /// background.
+    /// - Parameter credential: The credential to keep.
+    public func save(_ credential: Credential) {
+        remember(credential)
+        writes.enqueue { [self] in try await write(credential) }
+    }
+
+    /// Forgets the credential at once and deletes the row, for every
+    /// process, in the background.
+    public func clear() {
+        remember(nil)
+        writes.enqueue { [self] in try await delete() }
+    }
+
+    // MARK: - Waiting for the database
+
+    /// Writes `credential` to the row and waits for it.
+    /// - Parameter credential: The credential to keep.
+    /// - Throws: The database's error, or
+    ///   ``PostgresStorageError/schemaVersionMismatch(found:expected:)``.
+    public func persist(_ credential: Credential) async throws {
+        remember(credential)
+        await writes.waitUntilDone()
+        try await write(credential)
+    }
+
+    /// Deletes the row, signing out every process, and waits for it.
+    /// - Throws: The database's error, or
+    ///   ``PostgresStorageError/schemaVersionMismatch(found:expected:)``.
+    public func signOut() async throws {
+        remember(nil)
+        await writes.waitUntilDone()
+        try await delete()
+    }
+
+    /// Reads the row into memory.
+    /// - Throws: The database's error, or
+    ///   ``PostgresStorageError/schemaVersionMismatch(found:expected:)``.
+    public func reload() async throws {
+        let generation = mirror.withLockedValue { $0.generation }
+        guard writes.pending == 0 else { return }
+        try await storage.prepareSchema()
+        let row = try await storage.client.withConnection { connection in
+            try await CredentialRow.read(name: configuration.name, on: connection, logger: storage.logger)
+        }
+        mirror.withLockedValue { mirror in
+            if mirror.generation == generation && writes.pending == 0 { mirror.credential = row }
+        }
+    }
+
+    /// Returns once every background write has finished.
+    public func waitForPendingWrites() async {
+        await writes.waitUntilDone()
+    }
+
+    /// Reloads the row every ``Configuration-swift.struct/pollInterval``
+    /// until the task is cancelled or a graceful shutdown begins, so a
+    /// refresh or sign-out by another process reaches this one without a
+    /// request. A failed reload keeps what is in memory and is tried again.
+    public func run() async throws {
+        try? await reload()
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await Task.sleep(for: configuration.pollInterval)
+            } catch {
+                break
+            }
+            try? await reload()
+        }
+        await writes.waitUntilDone()
+    }
+
+    // MARK: - Helpers
+
+    func remember(_ credential: Credential?) {
+        mirror.withLockedValue {
+            $0.credential = credential
+            $0.generation &+= 1
+        }
+    }
+
+    private func write(_ credential: Credential) async throws {
+        try await storage.prepareSchema()
+        try await storage.client.withConnection { connection in
+            try await CredentialRow.write(credential, name: configuration.name, on: connection, logger: storage.logger)
+        }
+    }
+
+    private func delete() async throws {
+        try await storage.prepareSchema()
+        try await storage.client.withConnection { connection in
+            try await CredentialRow.delete(name: configuration.name, on: connection, logger: storage.logger)
+        }
+    }
+}

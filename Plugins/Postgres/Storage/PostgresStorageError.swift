@@ -1,0 +1,28 @@
+/// Why ``PostgresStorage`` or ``PostgresCredentialStore`` could not do what
+/// was asked. ``PostgresResponseCache`` never throws: for it these are misses.
+public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The connection string is not a `postgres://` or `postgresql://` URL
+    /// this package understands; the associated value says what is wrong.
+    case invalidConnectionString(String)
+    /// The database holds Courier's tables in another version than this
+    /// release's ``PostgresStorage/schemaVersion``; they are left untouched.
+    case schemaVersionMismatch(found: Int, expected: Int)
+    /// A refresh held the fleet's refresh lock longer than the store's
+    /// `refreshTimeout`; the lock was released and the credential kept.
+    case refreshTimedOut(seconds: Double)
+
+    /// What went wrong and what to do, without any secret.
+    public var description: String {
+        switch self {
+        case .invalidConnectionString(let reason):
+            "The PostgreSQL connection string is invalid: \(reason). "
+                + "Use postgres://user:password@host:port/database (with ?sslmode=disable|prefer|require)."
+        case .schemaVersionMismatch(let found, let expected):
+            "The database holds Courier's tables in version \(found), and this release reads version \(expected). "
+                + "Nothing was changed; point this release at another database, or migrate the tables."
+        case .refreshTimedOut(let seconds):
+            "The credential refresh did not finish within \(seconds) seconds; the fleet's refresh lock was "
+                + "released and the credential kept."
+        }
+    }
+}

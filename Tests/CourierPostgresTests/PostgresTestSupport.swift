@@ -1,0 +1,70 @@
+import CourierAuth
+import CourierFleetSupport
+import CourierPostgres
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Every suite of this target, one test at a time: each starts its own
+/// PostgreSQL, and the fleet tests' worker processes and time bounds want
+/// the machine to themselves.
+@Suite(.serialized)
+enum PostgresTests {}
+
+/// Starts a throwaway PostgreSQL for one test, runs `body`, and stops it.
+/// A server that cannot start fails the test with the reason.
+func withTemporaryPostgres<Result: Sendable>(_ body: (TemporaryPostgres) async throws -> Result) async throws -> Result {
+    let server = try TemporaryPostgres.start()
+    defer { server.shutdown() }
+    return try await body(server)
+}
+
+/// A ``PostgresStorage`` on `server`, running for the duration of `body`:
+/// each one is its own connection pool, as another process would have.
+func withStorage<Result: Sendable>(
+    _ server: TemporaryPostgres, _ body: (PostgresStorage) async throws -> Result
+) async throws -> Result {
+    let storage = try PostgresStorage(connectionString: server.connectionString, maximumConnections: 4)
+    let pool = Task { await storage.run() }
+    defer { pool.cancel() }
+    return try await body(storage)
+}
+
+/// Two storages on `server`, as two processes would have them.
+func withTwoStorages<Result: Sendable>(
+    _ server: TemporaryPostgres, _ body: (PostgresStorage, PostgresStorage) async throws -> Result
+) async throws -> Result {
+    try await withStorage(server) { first in
+        try await withStorage(server) { second in try await body(first, second) }
+    }
+}
+
+/// Runs SQL on `storage`, for a test to look at or spoil the tables.
+func execute(_ sql: String, on storage: PostgresStorage) async throws {
+    try await storage.client.query(PostgresQuery(unsafeSQL: sql))
+}
+
+/// The integers the first column of `sql` returns.
+func integers(_ sql: String, on storage: PostgresStorage) async throws -> [Int] {
+    var values: [Int] = []
+    for try await value in try await storage.client.query(PostgresQuery(unsafeSQL: sql)).decode(Int.self) {
+        values.append(value)
+    }
+    return values
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(within seconds: TimeInterval, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(nanoseconds: 20_000_000)
+    }
+    return try await condition()
+}
+
+/// The token server's first credential, its access token already expired.
+let expiredCredential = Credential(
+    accessToken: RotatingTokenServer.initialAccessToken, refreshToken: RotatingTokenServer.initialRefreshToken,
+    expiresAt: Date(timeIntervalSinceNow: -60), issuedAt: Date(timeIntervalSinceNow: -3_660)
+)
