@@ -320,6 +320,8 @@ targets.append(.testTarget(
         .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: when("Tracing")),
         .product(name: "MetricsTestKit", package: "swift-metrics", condition: when("Metrics")),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
+        "CourierPostgres",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: when("Postgres")),
     ],
     path: "Tests/DocumentationTests"
 ))

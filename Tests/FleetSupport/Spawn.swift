@@ -16,7 +16,7 @@ enum Spawn {
     }
 
     /// Starts `path` with `arguments`; the child's descriptors 0, 1 and 2
-    /// become `stdin`, `stdout` and `stderr`.
+    /// become `stdin`, `stdout` and `stderr`, and it inherits no other.
     static func start(_ path: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -24,6 +24,10 @@ enum Spawn {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else of the test process reaches the child: PostgreSQL
+        // counts the descriptors it can still open, and a test binary's
+        // sockets and files would leave it too few to start.
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -31,6 +35,17 @@ enum Spawn {
         guard status == 0 else { throw Failure(description: "could not start \(path): \(String(cString: strerror(status)))") }
         return pid
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later),
+    /// which its Swift module does not show; `nil` where it is missing.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
 
     /// A pipe whose two ends close in children (only what `start` passes as
     /// 0, 1 and 2 reaches a child), or `nil`.

@@ -1,0 +1,32 @@
+// The code of the CourierPostgres catalog. It needs a PostgreSQL to run, which
+// CourierPostgresTests start; here it is compiled.
+
+import Courier
+import CourierAuth
+import CourierCache
+import CourierPostgres
+import Foundation
+import Logging
+import ServiceLifecycle
+
+private struct IdentityProvider: Sendable {
+    func refresh(_ credential: Credential) async throws -> Credential { credential }
+}
+
+/// Compiled, never called.
+private func runningAFleet(identityProvider: IdentityProvider, logger: Logger) async throws {
+    let storage = try PostgresStorage(connectionString: "postgres://api@db.internal/api?sslmode=require")
+    let credentials = PostgresCredentialStore(storage: storage)
+    let cache = PostgresResponseCache(storage: storage)
+
+    let provider = Provider<API>(plugins: [
+        AuthPlugin(store: credentials, refresh: credentials.sharedRefresh { credential in
+            try await identityProvider.refresh(credential)   // one process of the fleet runs this
+        }),
+        CachePlugin(storage: cache),
+    ])
+
+    let group = ServiceGroup(services: [storage, credentials], logger: logger)
+    try await group.run()
+    _ = provider
+}
