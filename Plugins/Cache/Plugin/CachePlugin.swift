@@ -31,7 +31,8 @@ import FoundationNetworking
 /// untouched. Only GET and HEAD are cached unless a target opts in with
 /// ``CacheableTarget/cachesRequestsWithBody``. An uncacheable request under
 /// ``CacheStrategy/cache`` fails with `Failure/notCached(_:)` and never
-/// reaches the network. `Set-Cookie` is never stored,
+/// reaches the network. A response a redirect reached at another origin is
+/// returned but never stored. `Set-Cookie` is never stored,
 /// and `Authorization` counts only as a hash in the key (see
 /// `Configuration/identityHeaderFields`).
 public final class CachePlugin: Plugin {
