@@ -39,14 +39,16 @@ import Foundation
 ///    went there). A replay refused again fails with
 ///    `Failure/refusedAfterRefresh(statusCode:)`. A request whose body is a
 ///    one-shot stream cannot be replayed: its 401 is returned as it is.
-/// 3. Only a refusal clears the store: a 4xx other than 408 and 429 from the
-///    refresh endpoint, or `RefreshRefused` thrown by the refresh closure.
-///    Then the ask-for-credentials handler runs; when that fails too, the
-///    store is cleared and every waiting request fails with
+/// 3. Only a refusal clears the store: a 401 or 403 from the refresh
+///    endpoint, a 400 whose body is OAuth's `{"error": "invalid_grant"}`, or
+///    `RefreshRefused` thrown by the refresh closure. Then the
+///    ask-for-credentials handler runs; when that fails too, the store is
+///    cleared and every waiting request fails with
 ///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`. Any other
-///    failure (no connection, a time-out, a 5xx, 408, 429, a cancelled task, a
-///    body that could not be mapped) keeps the credential, asks nobody, and
-///    fails the waiting requests with `Failure/refreshFailed(_:)`.
+///    failure (no connection, a time-out, a 5xx, any other 4xx such as 404,
+///    407, 408, 425, 429 or 451, another 400, a cancelled task) keeps the
+///    credential, asks nobody, and fails the waiting requests with
+///    `Failure/refreshFailed(_:)`.
 /// 4. One refresh runs per store, however many plugins and providers share
 ///    it; it may take at most `Configuration/refreshTimeout` seconds. A
 ///    sign-out (the store cleared) during a refresh is never undone by the
