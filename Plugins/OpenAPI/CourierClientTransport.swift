@@ -99,7 +99,15 @@ public struct CourierClientTransport: ClientTransport {
 
         let target = OpenAPIOperation(operationID: operationID, url: url, method: HTTPMethod(rawValue: request.method.rawValue),
                                       task: task, headers: Self.headers(request.headerFields))
-        let response = try await provider.request(target, options: RequestOptions(operationID: operationID))
+        let response: Response
+        do {
+            response = try await provider.request(target, options: RequestOptions(operationID: operationID))
+        } catch .statusCode(let refused) where streamsResponse {
+            // A streamed operation is a download, and the provider writes no
+            // file for a status other than 2xx: its body is in memory, and is
+            // returned like any other status, for the client to judge.
+            response = refused
+        }
         return (try Self.head(of: response), try Self.body(of: response, streamed: streamsResponse))
     }
 
@@ -113,12 +121,31 @@ public struct CourierClientTransport: ClientTransport {
         let pathEnd = path.firstIndex { $0 == "?" || $0 == "#" } ?? path.endIndex
         let basePath = components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        // Foundation traps on a percent-encoded part that is not encoded (a
+        // middleware may write "/a b"): such a path fails to build instead.
+        guard isPercentEncoded(path[..<pathEnd], allowing: .urlPathAllowed) else { return nil }
         components.percentEncodedPath = basePath + path[..<pathEnd]
         if pathEnd < path.endIndex, path[pathEnd] == "?" {
-            let query = path[path.index(after: pathEnd)...]
-            components.percentEncodedQuery = String(query.prefix { $0 != "#" })
+            let query = path[path.index(after: pathEnd)...].prefix { $0 != "#" }
+            guard isPercentEncoded(query, allowing: .urlQueryAllowed) else { return nil }
+            components.percentEncodedQuery = String(query)
         }
         return components.url
+    }
+
+    /// Whether `text` holds only `allowed` characters and `%` followed by
+    /// two hexadecimal digits.
+    private static func isPercentEncoded(_ text: Substring, allowing allowed: CharacterSet) -> Bool {
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            if scalar == "%" {
+                guard let high = scalars.next(), let low = scalars.next(),
+                      high.properties.isASCIIHexDigit, low.properties.isASCIIHexDigit else { return false }
+            } else if !allowed.contains(scalar) {
+                return false
+            }
+        }
+        return true
     }
 
     static func headers(_ fields: HTTPFields) -> [String: String]? {
