@@ -45,6 +45,9 @@ public final class AsyncHTTPClientTransport: Transport {
     private let client: HTTPClient
     private let ownsClient: Bool
     private let tls: TLSPolicy
+    /// Whether the client follows redirects itself (one passed in that was
+    /// not told not to): then every request fails before it is sent.
+    private let clientFollowsRedirects: Bool
     /// Which event loop each request's delegate runs on.
     let loops: EventLoopChoice
 
@@ -53,7 +56,10 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The transport never shuts `client` down. Give it a client whose
     /// `redirectConfiguration` is `.disallow` (the transfer stage follows
     /// redirects under its own rules, which refuse schemes other than http and
-    /// https) and whose `connectionPool.retryConnectionEstablishment` is
+    /// https): with a client that follows redirects itself, every request
+    /// fails before anything is sent, with
+    /// `NetworkError.transport(ClientFollowsRedirects)`. Its
+    /// `connectionPool.retryConnectionEstablishment` should be
     /// `false` (otherwise a closed port or an unknown host fails only after the
     /// client's connect time-out).
     ///
@@ -70,6 +76,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.configuration = configuration
         self.ownsClient = false
+        self.clientFollowsRedirects = Self.followsRedirects(client)
         self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: false)
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
@@ -93,6 +100,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
+        self.clientFollowsRedirects = false
         self.tls = tls
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
@@ -107,6 +115,7 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
         let outgoing: HTTPClient.Request
         let tlsConfiguration = try tls.configuration(for: request.url)
         do {
