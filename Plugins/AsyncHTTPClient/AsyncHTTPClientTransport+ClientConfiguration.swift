@@ -30,6 +30,14 @@ extension AsyncHTTPClientTransport {
         return "\(mode)" != "disallow"
     }
 
+    /// Whether `client` connects through a proxy.
+    static func usesProxy(_ client: HTTPClient) -> Bool {
+        guard let configuration = child("configuration", of: client),
+              let proxy = child("proxy", of: configuration) else { return true }
+        let mirror = Mirror(reflecting: proxy)
+        return mirror.displayStyle != .optional || !mirror.children.isEmpty
+    }
+
     private static func child(_ label: String, of value: Any) -> Any? {
         Mirror(reflecting: value).children.first { $0.label == label }?.value
     }
