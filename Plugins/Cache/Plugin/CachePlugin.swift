@@ -196,7 +196,10 @@ public final class CachePlugin: Plugin {
     func save(_ response: Response, plan: Plan) {
         guard plan.storableStatusCodes.contains(response.statusCode), response.fileURL == nil else { return }
         let control = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
-        if let semantics = configuration.httpSemantics, control.noStore || (semantics.isShared && control.isPrivate) {
+        // `no-store` is honoured whatever the configuration; `private` unless
+        // HTTP semantics say the cache is a private one (without them the
+        // plugin cannot know whether its store serves one user or many).
+        if control.noStore || (control.isPrivate && configuration.httpSemantics?.isShared != false) {
             // What the server now forbids keeping must not be served later.
             evict(plan.key, request: plan.request)
             return
