@@ -21,17 +21,28 @@ let harnesses: [(name: String, products: [String])] = [
     ("ParameterEncoding", []),
     ("TrustAndLength", []),
     ("EventStream", []),
+    ("JSONValueMapper", ["CourierJSON", "CourierCodable"]),
+    ("ImageMapper", ["CourierImage"]),
+    ("XMLMapper", ["CourierXML"]),
+    ("YAMLMapper", ["CourierYAML"]),
+    ("ProtobufMapper", ["CourierProtobuf"]),
 ]
 
 let package = Package(
     name: "CourierFuzz",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(name: "Courier", path: "..", traits: [])],
+    dependencies: [
+        // The mappers of XML, YAML and Protobuf need their traits, and so their packages.
+        .package(name: "Courier", path: "..", traits: ["XML", "YAML", "Protobuf"]),
+        // The message types of the Protobuf harness (the root package resolves it already).
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+    ],
     targets: harnesses.map { harness in
         .executableTarget(
             name: "Fuzz\(harness.name)",
             dependencies: ([.product(name: "Courier", package: "Courier")]
-                + harness.products.map { .product(name: $0, package: "Courier") }),
+                + harness.products.map { .product(name: $0, package: "Courier") }
+                + (harness.name == "ProtobufMapper" ? [.product(name: "SwiftProtobuf", package: "swift-protobuf")] : [])),
             path: "Sources/\(harness.name)",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         )

@@ -339,11 +339,35 @@ extension NetworkError: CustomNSError {
     public var errorUserInfo: [String: Any] {
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
         if let underlyingError {
-            userInfo[NSUnderlyingErrorKey] = underlyingError as NSError
+            userInfo[NSUnderlyingErrorKey] = Self.withoutSecrets(underlyingError as NSError)
         }
         if let response {
             userInfo[Self.statusCodeUserInfoKey] = response.statusCode
         }
         return userInfo
+    }
+
+    /// `error` with every failing URL in it (its own and those of the errors
+    /// under it) cut to what ``redacted(_:)`` keeps: a crash reporter that
+    /// records the `userInfo` must not record a token in a query.
+    private static func withoutSecrets(_ error: NSError, depth: Int = 0) -> NSError {
+        var info = error.userInfo
+        var changed = false
+        if let url = info[NSURLErrorFailingURLErrorKey] as? URL {
+            info[NSURLErrorFailingURLErrorKey] = withoutSecrets(url)
+            changed = true
+        }
+        // The key of the failing URL as text (`NSURLErrorFailingURLStringErrorKey`,
+        // deprecated but still filled in by Foundation).
+        let failingURLStringKey = "NSErrorFailingURLStringKey"
+        if let text = info[failingURLStringKey] as? String {
+            info[failingURLStringKey] = redacted(urlString: text)
+            changed = true
+        }
+        if depth < 8, let inner = info[NSUnderlyingErrorKey] as? NSError {
+            info[NSUnderlyingErrorKey] = withoutSecrets(inner, depth: depth + 1)
+            changed = true
+        }
+        return changed ? NSError(domain: error.domain, code: error.code, userInfo: info) : error
     }
 }

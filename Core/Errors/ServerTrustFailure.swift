@@ -29,6 +29,10 @@ public struct ServerTrustFailure: Error, Sendable, Hashable, CustomStringConvert
         case pinMismatch
         /// A certificate given to ``ServerTrust`` could not be read.
         case invalidCertificate
+        /// A host given to ``ServerTrust/pinning(_:to:_:)`` could never match
+        /// a URL's host (a port, a scheme or path, characters other than
+        /// ASCII); the text is the host as given.
+        case invalidPinHost(String)
         /// The transport cannot honour a ``ServerTrust`` setting on this
         /// platform; the text says which and what can.
         case unsupportedSetting(String)
@@ -72,6 +76,9 @@ public struct ServerTrustFailure: Error, Sendable, Hashable, CustomStringConvert
                 + "or someone is intercepting the connection"
         case .invalidCertificate:
             return "a certificate given to ServerTrust is not a DER or PEM certificate"
+        case .invalidPinHost(let given):
+            return "“\(given)” cannot be pinned: give a host name or IP address alone, without scheme, port or path, "
+                + "and an international name in its xn-- (punycode) form"
         case .unsupportedSetting(let detail):
             return detail
         case .handshakeFailed(let detail):

@@ -12,6 +12,13 @@ public enum RedirectFailure: Error, Sendable, Equatable, CustomStringConvertible
     case insecureDowngrade
     /// The `Location` is not a URL with a host.
     case invalidLocation
+    /// A redirect that keeps the body (307, 308) leads to another origin,
+    /// and ``TransferConfiguration/Redirects/allowsBodyToOtherOrigins`` is
+    /// `false`.
+    case bodyToAnotherOrigin
+    /// ``TransferConfiguration/Redirects/decide`` refused the redirect, a
+    /// response with this status code.
+    case refusedByPolicy(statusCode: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +30,11 @@ public enum RedirectFailure: Error, Sendable, Equatable, CustomStringConvertible
             "the server redirected from https to plain http; set TransferConfiguration.redirects.allowsInsecureDowngrade to follow it"
         case .invalidLocation:
             "the server redirected to a Location that is not a URL with a host"
+        case .bodyToAnotherOrigin:
+            "the server redirected the request's body to another origin; "
+                + "set TransferConfiguration.redirects.allowsBodyToOtherOrigins to send it there"
+        case .refusedByPolicy(let statusCode):
+            "the redirect policy's decide closure refused a \(statusCode) redirect"
         }
     }
 }

@@ -18,7 +18,9 @@ struct RedirectState: Sendable {
     /// a redirect to follow.
     /// - Throws: ``NetworkError/redirectRefused(_:)`` for a scheme other than
     ///   http and https, an https-to-http downgrade (unless allowed), a
-    ///   `Location` that is not a URL, or one redirect too many.
+    ///   `Location` that is not a URL, one redirect too many, a body that
+    ///   would go to another origin (unless allowed), or a redirect the
+    ///   policy's `decide` refuses.
     mutating func next(after response: TransportResponse, for request: OutgoingRequest) throws(NetworkError) -> OutgoingRequest? {
         let statusCode = response.statusCode
         // The status first: the header lookup is only paid by redirects.
@@ -54,7 +56,16 @@ struct RedirectState: Sendable {
                 next.urlRequest.setValue(nil, forHTTPHeaderField: name)
             }
         }
-        if !Origin.same(request.url, url) {
+        let crossesOrigin = !Origin.same(request.url, url)
+        if crossesOrigin, !becomesGET, request.bodyLength > 0 || request.uploadFile != nil, !policy.allowsBodyToOtherOrigins {
+            throw .redirectRefused(.bodyToAnotherOrigin)
+        }
+        if let decide = policy.decide, let from = request.url,
+           decide(RedirectHop(statusCode: statusCode, from: from, to: url, method: next.urlRequest.httpMethod ?? "GET",
+                              crossesOrigin: crossesOrigin)) == .refuse {
+            throw .redirectRefused(.refusedByPolicy(statusCode: statusCode))
+        }
+        if crossesOrigin {
             Origin.stripCredentials(from: &next.urlRequest)
         }
         return next

@@ -22,12 +22,43 @@ public struct TransferConfiguration: Sendable {
         /// Whether a redirect from `https` to plain `http` is followed. `false`
         /// by default: it fails with ``RedirectFailure/insecureDowngrade``.
         public var allowsInsecureDowngrade: Bool
+        /// Whether a 307 or 308 (or a 301 or 302 of a method other than POST)
+        /// to another origin sends the request's body there too. `false` by
+        /// default: such a redirect fails with
+        /// ``RedirectFailure/bodyToAnotherOrigin`` and sends nothing more.
+        public var allowsBodyToOtherOrigins: Bool
+        /// Asked before each redirect the other rules allow; `nil` (the
+        /// default) follows them all. A redirect it refuses fails with
+        /// ``RedirectFailure/refusedByPolicy(statusCode:)`` and sends nothing
+        /// more; to get the 3xx response itself, set ``follows`` to `false`.
+        ///
+        /// ```swift
+        /// transfer.redirects.decide = { hop in
+        ///     hop.to.host == "cdn.example.com" || !hop.crossesOrigin ? .follow : .refuse
+        /// }
+        /// ```
+        public var decide: (@Sendable (RedirectHop) -> RedirectDecision)?
 
         /// Creates a redirect policy.
-        public init(follows: Bool = true, maximum: Int = 10, allowsInsecureDowngrade: Bool = false) {
+        /// - Parameters:
+        ///   - follows: Whether redirects are followed at all.
+        ///   - maximum: How many redirects one call may follow.
+        ///   - allowsInsecureDowngrade: Whether `https` may redirect to `http`.
+        ///   - allowsBodyToOtherOrigins: Whether a body may follow a redirect
+        ///     to another origin.
+        ///   - decide: Asked before each redirect; `nil` follows them all.
+        public init(
+            follows: Bool = true,
+            maximum: Int = 10,
+            allowsInsecureDowngrade: Bool = false,
+            allowsBodyToOtherOrigins: Bool = false,
+            decide: (@Sendable (RedirectHop) -> RedirectDecision)? = nil
+        ) {
             self.follows = follows
             self.maximum = maximum
             self.allowsInsecureDowngrade = allowsInsecureDowngrade
+            self.allowsBodyToOtherOrigins = allowsBodyToOtherOrigins
+            self.decide = decide
         }
     }
 

@@ -27,7 +27,8 @@ import Foundation
 /// - Hosts are matched exactly, ignoring case, a trailing dot and IPv6
 ///   brackets (``normalizedHost(_:)``): pinning `example.com` does not pin
 ///   `api.example.com`. Give international names as URLs carry them
-///   (`xn--` punycode).
+///   (`xn--` punycode); a host that could never match (with a port, a
+///   scheme, non-ASCII) is refused when pinned.
 /// - A transport that cannot honour a setting on its platform fails every
 ///   request that needs it at once with
 ///   ``ServerTrustFailure/Reason/unsupportedSetting(_:)``, naming the
@@ -80,16 +81,43 @@ public struct ServerTrust: Sendable, Hashable {
     /// This trust plus pins for `host`: its verified chain must contain at
     /// least one of them.
     ///
-    /// Pinning a host again adds to its pins.
+    /// Pinning a host again adds to its pins. A host that could never match
+    /// a URL's host is refused here, rather than leaving the pin unused: a
+    /// port (`api.example.com:443`), a scheme or path (a whole URL), user
+    /// information, spaces, or characters other than ASCII (give an
+    /// international name in its `xn--` form).
     /// - Parameters:
     ///   - host: The host name or IP address, as it appears in URLs.
     ///   - pin: A pin.
     ///   - more: Further pins (a backup key, the next authority).
     /// - Returns: The new trust.
-    public func pinning(_ host: String, to pin: CertificatePin, _ more: CertificatePin...) -> ServerTrust {
+    /// - Throws: ``NetworkError/serverTrustFailed(_:)`` with
+    ///   ``ServerTrustFailure/Reason/invalidPinHost(_:)``.
+    public func pinning(_ host: String, to pin: CertificatePin, _ more: CertificatePin...) throws(NetworkError) -> ServerTrust {
+        let normalized = Self.normalizedHost(host)
+        guard Self.isPinnableHost(normalized) else {
+            throw .serverTrustFailed(ServerTrustFailure(host: "", reason: .invalidPinHost(host)))
+        }
         var trust = self
-        trust.pins[Self.normalizedHost(host), default: []].formUnion([pin] + more)
+        trust.pins[normalized, default: []].formUnion([pin] + more)
         return trust
+    }
+
+    /// Whether a normalised host can be a URL's host: letters, digits,
+    /// hyphens and dots (a name or an IPv4 address), or an IPv6 address
+    /// (hexadecimal digits, colons, at least two of them, and dots).
+    private static func isPinnableHost(_ host: String) -> Bool {
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy(\.isASCII) else { return false }
+        let isName = host.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        }
+        let isIPv6 = host.utf8.filter { $0 == UInt8(ascii: ":") }.count >= 2
+            && host.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+            }
+        return isName || isIPv6
     }
 
     /// The pins of `host`, or `nil` when it is not pinned.

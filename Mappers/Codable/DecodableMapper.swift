@@ -24,6 +24,11 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
     /// as JSON `null` (an `Optional` output becomes `nil`), else as `{}`, else
     /// as `[{}]` (Moya's `failsOnEmptyData`).
     public let failsOnEmptyData: Bool
+    /// How deep arrays and objects may nest in the body, checked on its bytes
+    /// before any parser reads them; 128 levels by default. A body nested
+    /// deeper fails with ``DecodingFailure/Kind/limitExceeded`` (a
+    /// `Courier/MappingLimitExceeded` underneath) at once, whatever its size.
+    public let maximumDepth: Int
 
     /// Creates a mapper.
     /// - Parameters:
@@ -33,10 +38,17 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
     ///     body's JSON, using the JSON's own key names.
     ///   - failsOnEmptyData: Whether an empty body is an error (the default)
     ///     or decodes as `null`, `{}` or `[{}]`.
-    public init(decoder: JSONDecoder = JSONDecoder(), atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true) {
+    ///   - maximumDepth: How deep arrays and objects may nest in the body.
+    public init(
+        decoder: JSONDecoder = JSONDecoder(),
+        atKeyPath keyPath: String? = nil,
+        failsOnEmptyData: Bool = true,
+        maximumDepth: Int = 128
+    ) {
         self.decoder = decoder
         self.keyPath = keyPath
         self.failsOnEmptyData = failsOnEmptyData
+        self.maximumDepth = maximumDepth
     }
 
     /// Decodes the response's body.
@@ -59,6 +71,13 @@ public struct DecodableMapper<Output: Decodable>: ResponseMapper {
                 )
             }
             return try decodeEmptyBody()
+        }
+        if JSONNesting.exceeds(maximumDepth, in: data) {
+            let limit = MappingLimitExceeded(
+                limit: "DecodableMapper.maximumDepth", maximum: maximumDepth,
+                reason: "nests arrays and objects deeper than \(maximumDepth) levels"
+            )
+            throw DecodingFailure(kind: .limitExceeded, path: JSONKeyPath.format([]), description: "\(limit)", underlyingError: limit)
         }
         guard let keyPath else { return try decodeValue(data, prefix: [], root: nil) }
         guard let path = JSONKeyPath(keyPath) else {

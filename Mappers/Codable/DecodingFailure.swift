@@ -30,6 +30,10 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
         /// A value has the right JSON type but is not acceptable (a date in
         /// another format, an unknown enum case).
         case invalidValue
+        /// The body is past one of the mapper's limits (see
+        /// ``DecodableMapper/maximumDepth``); `underlyingError` is the
+        /// `Courier/MappingLimitExceeded` that names it.
+        case limitExceeded
     }
 
     /// What kind of failure it is.

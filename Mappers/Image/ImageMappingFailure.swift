@@ -1,3 +1,5 @@
+import Courier
+
 /// Why a body could not be read as an image, in a sentence a person can act on.
 ///
 /// Reaches callers inside `Courier/NetworkError/mappingFailed(_:_:)`.
@@ -11,6 +13,10 @@ public enum ImageMappingFailure: Error, Sendable, Equatable, CustomStringConvert
     case malformed(ImageFormat, String)
     /// The platform's image type could not decode the bytes.
     case undecodable(ImageFormat)
+    /// The header announces more pixels than the mapper's
+    /// `maximumPixelCount`: the image is refused before anything decodes it.
+    /// The `Courier/MappingLimitExceeded` names the limit.
+    case limitExceeded(ImageFormat, MappingLimitExceeded)
 
     /// The sentence a person reads: what happened and what to do.
     public var description: String {
@@ -24,6 +30,8 @@ public enum ImageMappingFailure: Error, Sendable, Equatable, CustomStringConvert
             "the \(format) image's header is malformed: \(reason)"
         case .undecodable(let format):
             "the \(format) image could not be decoded on this platform"
+        case .limitExceeded(let format, let limit):
+            "the \(format) image is refused: \(limit)"
         }
     }
 }

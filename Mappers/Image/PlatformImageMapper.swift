@@ -20,13 +20,22 @@ public typealias PlatformImage = NSImage
 /// imageView.image = try await provider.request(.avatar(7), mapper: PlatformImageMapper())
 /// ```
 public struct PlatformImageMapper: ResponseMapper {
+    /// The most pixels (width × height) an image's header may announce
+    /// before it is decoded (see ``ImageMapper/maximumPixelCount``).
+    public let maximumPixelCount: Int
+
     /// Creates a mapper.
-    public init() {}
+    /// - Parameter maximumPixelCount: The most pixels an image may have.
+    public init(maximumPixelCount: Int = ImageMapper.defaultMaximumPixelCount) {
+        self.maximumPixelCount = maximumPixelCount
+    }
 
     /// Decodes the response's body.
-    /// - Throws: ``ImageMappingFailure``.
+    /// - Throws: ``ImageMappingFailure``; ``ImageMappingFailure/limitExceeded(_:_:)``
+    ///   for an image with too many pixels, before anything decodes it.
     public func map(_ response: Response) throws(ImageMappingFailure) -> PlatformImage {
         let image = try ResponseImage(data: response.data)
+        try ImageMapper.check(image.header, maximumPixelCount: maximumPixelCount)
         guard let platformImage = image.platformImage else { throw .undecodable(image.format) }
         return platformImage
     }

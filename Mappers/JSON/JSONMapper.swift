@@ -16,6 +16,11 @@ public struct JSONMapper: ResponseMapper {
     public let keyPath: String?
     /// Whether an empty body is an error, or reads as `NSNull`.
     public let failsOnEmptyData: Bool
+    /// How deep arrays and objects may nest in the body, checked on its bytes
+    /// before any parser reads them; 128 levels by default. A body nested
+    /// deeper fails with ``JSONMappingFailure/Kind/limitExceeded`` at once,
+    /// whatever its size.
+    public let maximumDepth: Int
 
     /// Creates a mapper.
     /// - Parameters:
@@ -23,9 +28,11 @@ public struct JSONMapper: ResponseMapper {
     ///     for the whole body.
     ///   - failsOnEmptyData: Whether an empty body is an error (the default)
     ///     or reads as `NSNull`.
-    public init(atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true) {
+    ///   - maximumDepth: How deep arrays and objects may nest in the body.
+    public init(atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true, maximumDepth: Int = 128) {
         self.keyPath = keyPath
         self.failsOnEmptyData = failsOnEmptyData
+        self.maximumDepth = maximumDepth
     }
 
     /// Reads the response's body.
@@ -35,6 +42,9 @@ public struct JSONMapper: ResponseMapper {
         if response.data.isEmpty {
             if failsOnEmptyData { throw .emptyBody }
             return NSNull()
+        }
+        if JSONNesting.exceeds(maximumDepth, in: response.data) {
+            throw .tooDeep(maximumDepth, limit: "JSONMapper.maximumDepth")
         }
         let root: Any
         do {

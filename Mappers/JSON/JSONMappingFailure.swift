@@ -15,6 +15,9 @@ public struct JSONMappingFailure: Error, Sendable, CustomStringConvertible {
         case invalidKeyPath
         /// The key path leads nowhere in this body.
         case keyPathNotFound
+        /// The body is past one of the mapper's limits (its `maximumDepth`);
+        /// `underlyingError` is the `Courier/MappingLimitExceeded` that names it.
+        case limitExceeded
     }
 
     /// What kind of failure it is.
@@ -35,6 +38,11 @@ public struct JSONMappingFailure: Error, Sendable, CustomStringConvertible {
 
     static func invalidJSON(_ error: any Error) -> JSONMappingFailure {
         JSONMappingFailure(.invalidJSON, path: JSONKeyPath.format([]), "the body is not valid JSON (\(error.localizedDescription))", underlyingError: error)
+    }
+
+    static func tooDeep(_ maximum: Int, limit name: String) -> JSONMappingFailure {
+        let limit = MappingLimitExceeded(limit: name, maximum: maximum, reason: "nests arrays and objects deeper than \(maximum) levels")
+        return JSONMappingFailure(.limitExceeded, path: JSONKeyPath.format([]), "\(limit)", underlyingError: limit)
     }
 
     static let emptyBody = JSONMappingFailure(

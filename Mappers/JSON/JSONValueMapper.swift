@@ -12,6 +12,11 @@ public struct JSONValueMapper: ResponseMapper {
     public let keyPath: String?
     /// Whether an empty body is an error, or reads as ``JSONValue/null``.
     public let failsOnEmptyData: Bool
+    /// How deep arrays and objects may nest in the body, checked on its bytes
+    /// before any parser reads them; 128 levels by default. A body nested
+    /// deeper fails with ``JSONMappingFailure/Kind/limitExceeded`` at once,
+    /// whatever its size.
+    public let maximumDepth: Int
 
     /// Creates a mapper.
     /// - Parameters:
@@ -19,9 +24,11 @@ public struct JSONValueMapper: ResponseMapper {
     ///     for the whole body.
     ///   - failsOnEmptyData: Whether an empty body is an error (the default)
     ///     or reads as `null`.
-    public init(atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true) {
+    ///   - maximumDepth: How deep arrays and objects may nest in the body.
+    public init(atKeyPath keyPath: String? = nil, failsOnEmptyData: Bool = true, maximumDepth: Int = 128) {
         self.keyPath = keyPath
         self.failsOnEmptyData = failsOnEmptyData
+        self.maximumDepth = maximumDepth
     }
 
     /// Reads the response's body.
@@ -31,6 +38,9 @@ public struct JSONValueMapper: ResponseMapper {
         if response.data.isEmpty {
             if failsOnEmptyData { throw .emptyBody }
             return .null
+        }
+        if JSONNesting.exceeds(maximumDepth, in: response.data) {
+            throw .tooDeep(maximumDepth, limit: "JSONValueMapper.maximumDepth")
         }
         let root: JSONValue
         do {

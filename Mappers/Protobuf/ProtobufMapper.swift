@@ -20,6 +20,13 @@ public struct ProtobufMapper<Output: Message>: ResponseMapper {
     public let binaryOptions: BinaryDecodingOptions
     /// Options for JSON (for example `ignoreUnknownFields`).
     public let jsonOptions: JSONDecodingOptions
+    /// The largest body decoded, in bytes: 4 MiB unless set (gRPC's default
+    /// for a received message). A larger body fails with
+    /// ``ProtobufMappingFailure/Kind/limitExceeded`` before SwiftProtobuf
+    /// reads it. How deep messages may nest is `messageDepthLimit` of
+    /// ``binaryOptions`` and ``jsonOptions`` (100 unless set); a body nested
+    /// deeper fails with the same kind.
+    public let maximumMessageSize: Int
 
     /// Creates a mapper.
     /// - Parameters:
@@ -27,29 +34,51 @@ public struct ProtobufMapper<Output: Message>: ResponseMapper {
     ///     default) to follow it, reading binary when there is none.
     ///   - binaryOptions: Options for the binary format.
     ///   - jsonOptions: Options for JSON.
+    ///   - maximumMessageSize: The largest body decoded, in bytes.
     public init(
         format: ProtobufFormat? = nil,
         binaryOptions: BinaryDecodingOptions = BinaryDecodingOptions(),
-        jsonOptions: JSONDecodingOptions = JSONDecodingOptions()
+        jsonOptions: JSONDecodingOptions = JSONDecodingOptions(),
+        maximumMessageSize: Int = 4 * 1024 * 1024
     ) {
         self.format = format
         self.binaryOptions = binaryOptions
         self.jsonOptions = jsonOptions
+        self.maximumMessageSize = maximumMessageSize
     }
 
     /// Decodes the response's body.
-    /// - Throws: ``ProtobufMappingFailure``.
+    /// - Throws: ``ProtobufMappingFailure``; with the kind
+    ///   ``ProtobufMappingFailure/Kind/limitExceeded`` for a body past
+    ///   ``maximumMessageSize`` or nested past `messageDepthLimit`.
     public func map(_ response: Response) throws(ProtobufMappingFailure) -> Output {
         let format: ProtobufFormat
         if let chosen = self.format { format = chosen } else { format = try Self.format(of: response) }
+        guard response.data.count <= maximumMessageSize else {
+            throw .limit(MappingLimitExceeded(
+                limit: "ProtobufMapper.maximumMessageSize", maximum: maximumMessageSize,
+                reason: "is \(response.data.count) bytes, more than \(maximumMessageSize)"
+            ))
+        }
         do {
             switch format {
             case .binary: return try Output(serializedBytes: response.data, options: binaryOptions)
             case .json: return try Output(jsonUTF8Data: response.data, options: jsonOptions)
             }
+        } catch BinaryDecodingError.messageDepthLimit {
+            throw .limit(tooDeep(binaryOptions.messageDepthLimit, in: "binaryOptions"))
+        } catch JSONDecodingError.messageDepthLimit {
+            throw .limit(tooDeep(jsonOptions.messageDepthLimit, in: "jsonOptions"))
         } catch {
             throw .decoding(Output.protoMessageName, format: format, error)
         }
+    }
+
+    private func tooDeep(_ maximum: Int, in options: String) -> MappingLimitExceeded {
+        MappingLimitExceeded(
+            limit: "ProtobufMapper.\(options).messageDepthLimit", maximum: maximum,
+            reason: "nests messages deeper than \(maximum) levels"
+        )
     }
 
     private static func format(of response: Response) throws(ProtobufMappingFailure) -> ProtobufFormat {

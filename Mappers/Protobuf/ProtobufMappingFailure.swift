@@ -2,6 +2,8 @@
 #error("CourierProtobuf needs the package trait \"Protobuf\": add it to the traits of your Courier dependency.")
 #endif
 
+import Courier
+
 /// Why a body could not be decoded as a protobuf message, in a sentence a
 /// person can act on.
 ///
@@ -15,6 +17,9 @@ public struct ProtobufMappingFailure: Error, Sendable, CustomStringConvertible {
         case invalidBinary
         /// The body is not the message in the JSON mapping.
         case invalidJSON
+        /// The body is past one of the mapper's limits; `underlyingError` is
+        /// the `Courier/MappingLimitExceeded` that names it.
+        case limitExceeded
     }
 
     /// What kind of failure it is.
@@ -23,6 +28,10 @@ public struct ProtobufMappingFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
     /// What SwiftProtobuf threw, if anything.
     public let underlyingError: (any Error)?
+
+    static func limit(_ limit: MappingLimitExceeded) -> ProtobufMappingFailure {
+        ProtobufMappingFailure(kind: .limitExceeded, description: "\(limit)", underlyingError: limit)
+    }
 
     static func unsupported(_ contentType: String) -> ProtobufMappingFailure {
         ProtobufMappingFailure(

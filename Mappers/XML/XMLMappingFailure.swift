@@ -2,6 +2,8 @@
 #error("CourierXML needs the package trait \"XML\": add it to the traits of your Courier dependency.")
 #endif
 
+import Courier
+
 /// Why an XML body could not be decoded, in a sentence that says what was
 /// expected where.
 ///
@@ -11,12 +13,18 @@ public struct XMLMappingFailure: Error, Sendable, CustomStringConvertible {
     public let path: String
     /// The sentence.
     public let description: String
-    /// What XMLCoder threw.
+    /// What XMLCoder threw, or the `Courier/MappingLimitExceeded` that
+    /// stopped the body before XMLCoder read it.
     public let underlyingError: any Error
 
     /// Describes what XMLCoder threw.
     init(_ error: any Error) {
         underlyingError = error
+        if let limit = error as? MappingLimitExceeded {
+            path = ""
+            description = "\(limit)"
+            return
+        }
         guard let error = error as? DecodingError else {
             path = ""
             description = "the body is not valid XML (\(error))"

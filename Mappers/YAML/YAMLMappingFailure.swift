@@ -2,6 +2,8 @@
 #error("CourierYAML needs the package trait \"YAML\": add it to the traits of your Courier dependency.")
 #endif
 
+import Courier
+
 /// Why a YAML body could not be decoded, in a sentence that says what was
 /// expected where.
 ///
@@ -11,13 +13,20 @@ public struct YAMLMappingFailure: Error, Sendable, CustomStringConvertible {
     public let path: String
     /// The sentence.
     public let description: String
-    /// What Yams threw.
+    /// What Yams threw, or the `Courier/MappingLimitExceeded` that stopped
+    /// the body before Yams read it.
     public let underlyingError: any Error
 
     /// Describes what Yams threw: a `YamlError` for text that is no YAML, a
-    /// `DecodingError` for YAML of the wrong shape.
+    /// `DecodingError` for YAML of the wrong shape; or the limit a body
+    /// passed, a `MappingLimitExceeded`, before Yams saw it.
     init(_ error: any Error) {
         underlyingError = error
+        if let limit = error as? MappingLimitExceeded {
+            path = ""
+            description = "\(limit)"
+            return
+        }
         guard let error = error as? DecodingError else {
             path = ""
             description = "the body is not valid YAML (\(error))"

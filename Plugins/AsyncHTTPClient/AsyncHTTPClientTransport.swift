@@ -45,6 +45,13 @@ public final class AsyncHTTPClientTransport: Transport {
     private let client: HTTPClient
     private let ownsClient: Bool
     private let tls: TLSPolicy
+    /// Whether the client follows redirects itself (one passed in that was
+    /// not told not to): then every request fails before it is sent.
+    private let clientFollowsRedirects: Bool
+    /// Whether the client connects through a proxy (one passed in): then a
+    /// refused certificate is not diagnosed, as the diagnosis would connect
+    /// around the proxy.
+    private let clientUsesProxy: Bool
     /// Which event loop each request's delegate runs on.
     let loops: EventLoopChoice
 
@@ -53,7 +60,10 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The transport never shuts `client` down. Give it a client whose
     /// `redirectConfiguration` is `.disallow` (the transfer stage follows
     /// redirects under its own rules, which refuse schemes other than http and
-    /// https) and whose `connectionPool.retryConnectionEstablishment` is
+    /// https): with a client that follows redirects itself, every request
+    /// fails before anything is sent, with
+    /// `NetworkError.transport(ClientFollowsRedirects)`. Its
+    /// `connectionPool.retryConnectionEstablishment` should be
     /// `false` (otherwise a closed port or an unknown host fails only after the
     /// client's connect time-out).
     ///
@@ -70,6 +80,8 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = client
         self.configuration = configuration
         self.ownsClient = false
+        self.clientFollowsRedirects = Self.followsRedirects(client)
+        self.clientUsesProxy = Self.usesProxy(client)
         self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: false)
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
@@ -93,6 +105,8 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
+        self.clientFollowsRedirects = false
+        self.clientUsesProxy = false
         self.tls = tls
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
@@ -107,6 +121,7 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
         let outgoing: HTTPClient.Request
         let tlsConfiguration = try tls.configuration(for: request.url)
         do {
@@ -141,7 +156,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 throw .responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(configuration.maximumDecompressedSize)))
             } catch {
                 if let refused = Self.refusedCertificate(error) {
-                    throw await trustFailure(refused, url: request.url, configuration: tlsConfiguration)
+                    throw await trustFailure(refused, url: request.url, configuration: tlsConfiguration, control: request.control)
                 }
                 throw NetworkError(transportError: Self.foundationError(for: error))
             }
@@ -171,15 +186,23 @@ extension AsyncHTTPClientTransport {
 
     /// The failure a person can act on: the host name check says so itself;
     /// for a verification failure, ``TrustDiagnosis`` asks the server once more.
-    private func trustFailure(_ refused: RefusedCertificate, url: URL, configuration: TLSConfiguration?) async -> NetworkError {
+    /// The diagnosis connects on its own, so not for a client that goes
+    /// through a proxy; it stops when the call does (`control` aborted: a
+    /// cancelled task, the deadline).
+    private func trustFailure(_ refused: RefusedCertificate, url: URL, configuration: TLSConfiguration?,
+                              control: TransferControl) async -> NetworkError {
         let host = url.host ?? ""
         if refused == .hostName {
             return .serverTrustFailed(ServerTrustFailure(host: host, reason: .hostMismatch))
         }
+        guard !clientUsesProxy else {
+            return .serverTrustFailed(ServerTrustFailure(host: host, reason: .handshakeFailed(
+                "CERTIFICATE_VERIFY_FAILED; not diagnosed further, since the client connects through a proxy")))
+        }
         let port = url.port ?? 443
         let reason = await TrustDiagnosis.reason(
             host: host, port: port, configuration: configuration ?? tls.base ?? .makeClientConfiguration(),
-            pinned: configuration != nil && tls.trust.pins(for: host) != nil, on: client.eventLoopGroup)
+            pinned: configuration != nil && tls.trust.pins(for: host) != nil, on: client.eventLoopGroup, until: control)
         return .serverTrustFailed(ServerTrustFailure(host: host, reason: reason))
     }
 }

@@ -18,6 +18,10 @@ import NIOTLS
 /// more while time is left, and if it still cannot finish the reason is "the
 /// handshake failed" with what happened (or that time ran out), never a guess.
 ///
+/// It never presents a client certificate: the server was just refused, and
+/// a certificate tells who the user is. A caller whose call ends first (a
+/// cancelled task, the call's deadline) stops waiting for it at once.
+///
 /// Bounded: its handshakes take at most ``timeLimit`` in all, after which its
 /// connection is closed and the reason is "the handshake failed". The limit
 /// counts each handshake from its connecting to its end on the event loop,
@@ -41,9 +45,12 @@ enum TrustDiagnosis {
 
     /// The reason `host` failed verification under `configuration`, found
     /// with handshakes that take at most `limit` in all (tests give a long
-    /// one, or a short one to reach it).
+    /// one, or a short one to reach it), or a reason that says the call ended
+    /// first when `control` is aborted before.
     static func reason(host: String, port: Int, configuration: TLSConfiguration, pinned: Bool,
-                       on group: any EventLoopGroup, within limit: TimeAmount = timeLimit) async -> ServerTrustFailure.Reason {
+                       on group: any EventLoopGroup, within limit: TimeAmount = timeLimit,
+                       until control: TransferControl? = nil) async -> ServerTrustFailure.Reason {
+        let configuration = withoutClientCertificate(configuration)
         let key = Key(host: host, port: port, pinned: pinned, configuration: BestEffortTLSKey(configuration))
         let task = inFlight.withLock { flights in
             if let running = flights[key] { return running }
@@ -56,7 +63,36 @@ enum TrustDiagnosis {
             flights[key] = task
             return task
         }
-        return await task.value
+        guard let control else { return await task.value }
+        return await first(of: task, orAbortOf: control)
+    }
+
+    private static func withoutClientCertificate(_ configuration: TLSConfiguration) -> TLSConfiguration {
+        var configuration = configuration
+        configuration.certificateChain = []
+        configuration.privateKey = nil
+        return configuration
+    }
+
+    /// What `task` returns, or, as soon as `control` is aborted, a reason
+    /// saying the call ended first. The diagnosis goes on for any other
+    /// caller sharing it, within its own time limit.
+    private static func first(of task: Task<ServerTrustFailure.Reason, Never>,
+                              orAbortOf control: TransferControl) async -> ServerTrustFailure.Reason {
+        let ended = ServerTrustFailure.Reason.handshakeFailed(
+            "CERTIFICATE_VERIFY_FAILED; the call ended before the certificate could be examined again")
+        let waiter = Locked<CheckedContinuation<ServerTrustFailure.Reason, Never>?>(nil)
+        return await withCheckedContinuation { continuation in
+            waiter.withLock { $0 = continuation }
+            let finish: @Sendable (ServerTrustFailure.Reason) -> Void = { reason in
+                waiter.withLock { pending in
+                    pending?.resume(returning: reason)
+                    pending = nil
+                }
+            }
+            Task { finish(await task.value) }
+            control.onAbort { finish(ended) }
+        }
     }
 
     private static func diagnose(host: String, port: Int, configuration: TLSConfiguration, pinned: Bool,

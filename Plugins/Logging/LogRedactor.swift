@@ -5,7 +5,9 @@ import Foundation
 /// parameters, form fields and JSON keys, and passwords in URLs.
 struct LogRedactor: Sendable {
     static let placeholder = URLRedactor.placeholder
-    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    static let credentialHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
+    ]
 
     private let headers: Set<String>
     /// The names whose values are hidden in queries, forms and JSON bodies.
@@ -14,8 +16,8 @@ struct LogRedactor: Sendable {
     /// `name=value` after `?` or `&`, anywhere in a text (a URL inside an
     /// error's description).
     private let queryPattern: String?
-    /// `"name": value` in JSON text, even cut short.
-    private let jsonPattern: String?
+    /// `"name":` in JSON text, before the value it names.
+    private let jsonKeyPattern: NSRegularExpression?
 
     /// - Parameters:
     ///   - headers: Header names to hide, besides the credential headers.
@@ -32,8 +34,9 @@ struct LogRedactor: Sendable {
         // percent-encoded or not); the value stops before a quote, so a
         // quoted URL in a cURL line keeps its closing quote.
         queryPattern = names.isEmpty ? nil
-            : #"(?<=[?&])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#
-        jsonPattern = names.isEmpty ? nil : #""("# + names + #")"\s*:\s*(?:"(?:[^"\\]|\\.)*"?|[^,}\]\s]*)"#
+            : #"(?<=[?&#])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#
+        jsonKeyPattern = names.isEmpty ? nil
+            : try? NSRegularExpression(pattern: #""("# + names + #")"\s*:\s*"#, options: [.caseInsensitive])
     }
 
     // MARK: - Headers
@@ -70,10 +73,24 @@ struct LogRedactor: Sendable {
 
     // MARK: - JSON
 
-    /// JSON text with the values of named keys hidden, at any depth; works on
-    /// text cut short or not JSON at all.
+    /// JSON text with the values of named keys hidden, at any depth, whole
+    /// (an object or array value included); works on text cut short or not
+    /// JSON at all.
     func jsonText(_ text: String) -> String {
-        Self.replace(jsonPattern, in: text, with: "\"$1\": \"\(Self.placeholder)\"")
+        guard let jsonKeyPattern else { return text }
+        let utf16 = Array(text.utf16)
+        var result: [UInt16] = []
+        var copied = 0
+        for match in jsonKeyPattern.matches(in: text, range: NSRange(location: 0, length: utf16.count))
+        where match.range.location >= copied {
+            let valueStart = match.range.location + match.range.length
+            result += utf16[copied..<match.range.location]
+            result += utf16[match.range(at: 1).location - 1..<match.range(at: 1).location + match.range(at: 1).length + 1]
+            result += Array(": \"\(Self.placeholder)\"".utf16)
+            copied = JSONValueEnd.end(of: utf16, from: valueStart)
+        }
+        result += utf16[copied...]
+        return String(decoding: result, as: UTF16.self)
     }
 
     /// A parsed JSON value with the values of named keys hidden, at any depth.

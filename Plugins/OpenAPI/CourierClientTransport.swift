@@ -152,12 +152,31 @@ public struct CourierClientTransport: ClientTransport {
         let pathEnd = path.firstIndex { $0 == "?" || $0 == "#" } ?? path.endIndex
         let basePath = components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        // Foundation traps on a percent-encoded part that is not encoded (a
+        // middleware may write "/a b"): such a path fails to build instead.
+        guard isPercentEncoded(path[..<pathEnd], allowing: .urlPathAllowed) else { return nil }
         components.percentEncodedPath = basePath + path[..<pathEnd]
         if pathEnd < path.endIndex, path[pathEnd] == "?" {
-            let query = path[path.index(after: pathEnd)...]
-            components.percentEncodedQuery = String(query.prefix { $0 != "#" })
+            let query = path[path.index(after: pathEnd)...].prefix { $0 != "#" }
+            guard isPercentEncoded(query, allowing: .urlQueryAllowed) else { return nil }
+            components.percentEncodedQuery = String(query)
         }
         return components.url
+    }
+
+    /// Whether `text` holds only `allowed` characters and `%` followed by
+    /// two hexadecimal digits.
+    private static func isPercentEncoded(_ text: Substring, allowing allowed: CharacterSet) -> Bool {
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            if scalar == "%" {
+                guard let high = scalars.next(), let low = scalars.next(),
+                      high.properties.isASCIIHexDigit, low.properties.isASCIIHexDigit else { return false }
+            } else if !allowed.contains(scalar) {
+                return false
+            }
+        }
+        return true
     }
 
     static func headers(_ fields: HTTPFields) -> [String: String]? {

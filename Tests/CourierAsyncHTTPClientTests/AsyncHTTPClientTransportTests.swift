@@ -13,7 +13,9 @@ import Testing
 @Suite struct AsyncHTTPClientTransportTests {
     @Test func aClientPassedInIsNeverShutDown() async throws {
         try await withServer { server in
-            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            var configuration = HTTPClient.Configuration()
+            configuration.redirectConfiguration = .disallow
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             let transport = AsyncHTTPClientTransport(client: client)
             let provider = Provider<TestTarget>(transport: transport)
             #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
@@ -22,6 +24,27 @@ import Testing
             #expect(direct.status.code == 204)
             #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
             try await client.shutdown()
+        }
+    }
+
+    /// Its hops would go around the transfer stage's redirect rules (a
+    /// token dropped across origins, no downgrade to http).
+    @Test func aClientPassedInThatFollowsRedirectsItselfIsRefusedBeforeSending() async throws {
+        try await withServer { server in
+            var follows = HTTPClient.Configuration()
+            follows.redirectConfiguration = .follow(max: 5, allowCycles: false)
+            for configuration in [HTTPClient.Configuration(), follows] {
+                let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+                let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+                let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
+                try await client.shutdown()
+                guard case .transport(let underlying) = error, underlying is AsyncHTTPClientTransport.ClientFollowsRedirects else {
+                    Issue.record("expected ClientFollowsRedirects, got \(String(describing: error))")
+                    continue
+                }
+                #expect("\(underlying)".contains(".disallow"))
+            }
+            #expect(server.hits("/status/200") == 0)
         }
     }
 

@@ -78,9 +78,7 @@ import Testing
     /// Runs `body` and returns its result with how far the resident memory
     /// rose above where it started, in MiB.
     private func measured<T>(_ body: () async throws -> T) async throws -> (T, Int) {
-        PeakMemory.reset()
-        let start = PeakMemory.residentMebibytes ?? 0
-        let result = try await body()
-        return (result, (PeakMemory.mebibytes ?? 0) - start)
+        let measured = try await PeakMemory.measure(body)
+        return (measured.result, measured.growth)
     }
 }

@@ -70,7 +70,7 @@ import Testing
     @Test(arguments: TransportKind.acceptingCustomTrust, [LoopbackTLS.Certificate.valid, .rotated])
     func aPinnedRootAcceptsEveryCertificateItIssues(kind: TransportKind, certificate: LoopbackTLS.Certificate) async throws {
         // The pin alone: no root is added, and the system's do not know it.
-        let trust = ServerTrust.system.pinning("127.0.0.1", to: .certificate(TestCertificates.rootDER))
+        let trust = try ServerTrust.system.pinning("127.0.0.1", to: .certificate(TestCertificates.rootDER))
         try await kind.withProvider(tls: LoopbackTLS(certificate: certificate), serverTrust: trust) { provider, server in
             let response = try await provider.request(TestTarget(server.baseURL))
             #expect(response.statusCode == 200)
@@ -79,14 +79,14 @@ import Testing
 
     @Test(arguments: TransportKind.acceptingCustomTrust)
     func aChainWithoutThePinIsRefusedEvenFromATrustedRoot(kind: TransportKind) async throws {
-        let trust = Self.testRoot.pinning("127.0.0.1", to: .certificate(TestCertificates.otherRootDER))
+        let trust = try Self.testRoot.pinning("127.0.0.1", to: .certificate(TestCertificates.otherRootDER))
         let failure = try await trustFailure(kind, certificate: .valid, trust: trust)
         #expect(failure?.reason == .pinMismatch)
     }
 
     @Test(arguments: TransportKind.acceptingCustomTrust)
     func aPinOnAnotherHostLeavesThisOneAlone(kind: TransportKind) async throws {
-        let trust = Self.testRoot.pinning("api.example.com", to: .certificate(TestCertificates.otherRootDER))
+        let trust = try Self.testRoot.pinning("api.example.com", to: .certificate(TestCertificates.otherRootDER))
         try await kind.withProvider(tls: LoopbackTLS(), serverTrust: trust) { provider, server in
             let response = try await provider.request(TestTarget(server.baseURL))
             #expect(response.statusCode == 200)
@@ -95,7 +95,7 @@ import Testing
 
     @Test(arguments: TransportKind.acceptingCustomTrust)
     func aHostSpelledOtherwiseIsStillPinned(kind: TransportKind) async throws {
-        let trust = kind.testRootTrust.pinning("LOCALHOST.", to: .certificate(TestCertificates.otherRootDER))
+        let trust = try kind.testRootTrust.pinning("LOCALHOST.", to: .certificate(TestCertificates.otherRootDER))
         try await kind.withProvider(tls: LoopbackTLS(), serverTrust: trust) { provider, server in
             let spelled = try #require(URL(string: "https://LocalHost:\(server.port)"))
             let error = await failure(of: TestTarget(spelled, timeout: 60), on: provider)
@@ -121,14 +121,34 @@ import Testing
         #expect(ServerTrust.normalizedHost(".") == ".")
     }
 
-    @Test func pinsAddUpAndHostsIgnoreCase() {
-        let trust = ServerTrust.system
+    @Test func pinsAddUpAndHostsIgnoreCase() throws {
+        let trust = try ServerTrust.system
             .pinning("API.example.com", to: .publicKeySHA256("a"))
             .pinning("api.example.COM", to: .publicKeySHA256("b"), .certificate(Data([1])))
         #expect(trust.pins(for: "api.example.com") == [.publicKeySHA256("a"), .publicKeySHA256("b"), .certificate(Data([1]))])
         #expect(trust.pins(for: "example.com") == nil)
         #expect(ServerTrust.system.isSystemDefault)
         #expect(!trust.isSystemDefault)
+    }
+
+    /// A pin on a host no URL can have would never be checked: it is
+    /// refused when configured, not left to fail open.
+    @Test(arguments: ["api.example.com:443", "https://api.example.com", "api.example.com/v1", "user@api.example.com",
+                      "bücher.example", "api example.com", "", "[::1]:443"])
+    func aPinOnAHostThatCanNeverMatchIsRefused(host: String) {
+        #expect {
+            _ = try ServerTrust.system.pinning(host, to: .certificate(TestCertificates.rootDER))
+        } throws: { error in
+            guard case .serverTrustFailed(let failure) = error as? NetworkError,
+                  failure.reason == .invalidPinHost(host) else { return false }
+            return failure.description.contains("xn--")
+        }
+    }
+
+    @Test(arguments: ["api.example.com", "API.Example.COM.", "127.0.0.1", "[::1]", "::ffff:127.0.0.1", "xn--bcher-kva.example"])
+    func aPinOnAHostAsURLsCarryItIsAccepted(host: String) throws {
+        let trust = try ServerTrust.system.pinning(host, to: .certificate(TestCertificates.rootDER))
+        #expect(trust.pins(for: host) == [.certificate(TestCertificates.rootDER)])
     }
 
     @Test func aPEMWithoutACertificateIsRefused() {
@@ -139,7 +159,7 @@ import Testing
     // MARK: - Settings a transport cannot honour fail at once
 
     @Test func aPublicKeyPinIsRefusedByAsyncHTTPClientTransportBeforeConnecting() async throws {
-        let trust = Self.testRoot.pinning("127.0.0.1", to: .publicKeySHA256("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="))
+        let trust = try Self.testRoot.pinning("127.0.0.1", to: .publicKeySHA256("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="))
         let failure = try await trustFailure(.asyncHTTPClient, certificate: .valid, trust: trust)
         guard case .unsupportedSetting(let text) = failure?.reason else {
             Issue.record("expected unsupportedSetting, got \(String(describing: failure))")
@@ -149,7 +169,7 @@ import Testing
     }
 
     #if !canImport(Security)
-    @Test(arguments: [
+    @Test(arguments: try [
         ServerTrust.system.trusting(rootCertificate: TestCertificates.rootDER),
         ServerTrust.system.pinning("127.0.0.1", to: .certificate(TestCertificates.rootDER)),
     ])

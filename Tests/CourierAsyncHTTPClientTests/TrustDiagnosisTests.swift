@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Courier
 @testable import CourierAsyncHTTPClient
 import CourierTestSupport
@@ -72,18 +73,93 @@ import Testing
         #expect(connections == 1)
     }
 
-    /// The diagnosis of a TLS server presenting `certificate` (and after it
-    /// its issuer, if `sendingIssuer`) that closes its connections numbered
-    /// in `dropped` (from 1) as soon as they are accepted and never answers
-    /// those in `stalled`, and how many connections it accepted. The
-    /// diagnosis's handshakes have `limit` in all: by default far more than a
-    /// loaded machine's needs, so only a stalled connection reaches it.
+    /// Through the transport, a call whose deadline (3 s) passes while the
+    /// diagnosis waits on a server that never answers its second handshake
+    /// ends at its deadline, not at the diagnosis's time limit (10 s).
+    @Test func theCallsDeadlineEndsTheWaitForADiagnosis() async throws {
+        try await withTLSListener(of: .selfSigned, stalling: [3]) { port, _, accepted in
+            try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { transport in
+                let provider = Provider<TestTarget>(transport: transport, transfer: TransferConfiguration(deadline: 3))
+                let target = TestTarget(try #require(URL(string: "https://127.0.0.1:\(port)")))
+                let clock = ContinuousClock()
+                let started = clock.now
+                let error = await failure(of: target, on: provider)
+                let took = clock.now - started
+                guard case .timedOut = error else {
+                    Issue.record("expected timedOut, got \(String(describing: error))")
+                    return
+                }
+                // The diagnosis alone may take 10 s (its time limit).
+                #expect(took < .seconds(7), "took \(took)")
+                #expect(accepted() >= 2, "the diagnosis had begun when the deadline passed")
+            }
+        }
+    }
+
+    /// The server was just refused: a client certificate (who the user is)
+    /// is never shown to it again.
+    @Test func aDiagnosisNeverPresentsAClientCertificate() async throws {
+        let presented = Locked(0)
+        let identity = try LoopbackTLS().serverConfiguration()
+        var client = TLSConfiguration.makeClientConfiguration()
+        client.certificateChain = identity.certificateChain
+        client.privateKey = identity.privateKey
+        let connections = try await withTLSListener(of: .selfSigned, recordingClientCertificates: presented) { port, group, accepted in
+            _ = await TrustDiagnosis.reason(host: "127.0.0.1", port: port, configuration: client, pinned: false, on: group,
+                                            within: .seconds(120))
+            return accepted()
+        }
+        #expect(connections >= 2, "the second handshake, which trusts the server, is the one that would show it")
+        #expect(presented.withLock { $0 } == 0)
+    }
+
+    /// The diagnosis connects on its own: never for a client passed in that
+    /// goes through a proxy (it would connect around it).
+    @Test func aClientThatGoesThroughAProxyIsSeenAsSuch() async throws {
+        var proxied = HTTPClient.Configuration()
+        proxied.proxy = .server(host: "127.0.0.1", port: 3128)
+        for (configuration, expected) in [(HTTPClient.Configuration(), false), (proxied, true)] {
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            #expect(AsyncHTTPClientTransport.usesProxy(client) == expected)
+            try await client.shutdown()
+        }
+    }
+
+    /// The diagnosis of a TLS server presenting `certificate` (see
+    /// ``withTLSListener(of:sendingIssuer:droppingConnections:stalling:recordingClientCertificates:_:)``),
+    /// and how many connections it accepted. The diagnosis's handshakes have
+    /// `limit` in all: by default far more than a loaded machine's needs, so
+    /// only a stalled connection reaches it.
     private func diagnosis(of certificate: LoopbackTLS.Certificate, sendingIssuer: Bool = true,
                            droppingConnections dropped: Set<Int>, stalling stalled: Set<Int> = [],
                            within limit: TimeAmount = .seconds(120)) async throws -> (ServerTrustFailure.Reason, connections: Int) {
+        try await withTLSListener(of: certificate, sendingIssuer: sendingIssuer, droppingConnections: dropped, stalling: stalled) {
+            port, group, accepted in
+            let reason = await TrustDiagnosis.reason(
+                host: "127.0.0.1", port: port, configuration: .makeClientConfiguration(), pinned: false, on: group,
+                within: limit)
+            return (reason, accepted())
+        }
+    }
+
+    /// Runs `body` with a TLS server on 127.0.0.1 presenting `certificate`
+    /// (and after it its issuer, if `sendingIssuer`) that closes its
+    /// connections numbered in `dropped` (from 1) as soon as they are
+    /// accepted and never answers those in `stalled`; with
+    /// `recordingClientCertificates`, it asks clients for a certificate and
+    /// counts those it is shown. `body` gets the port, the server's event
+    /// loop group and how many connections were accepted so far.
+    private func withTLSListener<T: Sendable>(
+        of certificate: LoopbackTLS.Certificate, sendingIssuer: Bool = true,
+        droppingConnections dropped: Set<Int> = [], stalling stalled: Set<Int> = [],
+        recordingClientCertificates presented: Locked<Int>? = nil,
+        _ body: (Int, MultiThreadedEventLoopGroup, @Sendable () -> Int) async throws -> T
+    ) async throws -> T {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let tls = LoopbackTLS(certificate: certificate, sendsIssuer: sendingIssuer)
-        let context = try NIOSSLContext(configuration: tls.serverConfiguration())
+        var configuration = try tls.serverConfiguration()
+        if presented != nil { configuration.certificateVerification = .noHostnameVerification }
+        let context = try NIOSSLContext(configuration: configuration)
         let accepted = Locked(0)
         let listener = try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
@@ -94,16 +170,25 @@ import Testing
                 guard !dropped.contains(number) else { return channel.close() }
                 guard !stalled.contains(number) else { return channel.eventLoop.makeSucceededVoidFuture() }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    let handler = presented.map { presented in
+                        NIOSSLServerHandler(context: context) { certificates, promise in
+                            presented.withLock { $0 += certificates.count }
+                            promise.succeed(.certificateVerified)
+                        }
+                    } ?? NIOSSLServerHandler(context: context)
+                    try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         let port = try #require(listener.localAddress?.port)
-        let reason = await TrustDiagnosis.reason(
-            host: "127.0.0.1", port: port, configuration: .makeClientConfiguration(), pinned: false, on: group,
-            within: limit)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(port, group, { accepted.withLock { $0 } }))
+        } catch {
+            result = .failure(error)
+        }
         try await listener.close()
         try await group.shutdownGracefully()
-        return (reason, accepted.withLock { $0 })
+        return try result.get()
     }
 }

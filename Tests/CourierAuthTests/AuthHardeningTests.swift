@@ -16,8 +16,8 @@ import FoundationNetworking
         { _ in throw error() }
     }
 
-    private static func response(_ status: Int) -> Response {
-        Response(statusCode: status, data: Data("<html>Service Unavailable</html>".utf8))
+    private static func response(_ status: Int, body: String = "<html>Service Unavailable</html>") -> Response {
+        Response(statusCode: status, data: Data(body.utf8))
     }
 
     /// What a refresh that failed with `error` leaves in the store, and
@@ -40,9 +40,12 @@ import FoundationNetworking
 
     @Test(arguments: [
         "no connection", "cancelled", "client library", "unmappable 503", "timed out", "408", "429", "500",
+        "404", "407", "425", "451", "400 invalid_request",
     ])
     func aPassingFailureNeverSignsTheUserOut(kind: String) async throws {
         let error: @Sendable () -> any Error = switch kind {
+        case "404", "407", "425", "451": { NetworkError.statusCode(Self.response(Int(kind) ?? 0)) }
+        case "400 invalid_request": { NetworkError.statusCode(Self.response(400, body: #"{"error": "invalid_request"}"#)) }
         case "no connection": { URLError(.notConnectedToInternet) }
         case "cancelled": { CancellationError() }
         case "client library": { ClientLibraryError() }
@@ -57,10 +60,12 @@ import FoundationNetworking
         #expect(asked == 0, "a \(kind) refresh failure asked for credentials")
     }
 
-    @Test(arguments: ["400", "403", "unmappable 401", "refused"])
+    @Test(arguments: ["400 invalid_grant", "unmappable 400 invalid_grant", "403", "unmappable 401", "refused"])
     func aRefusalSignsTheUserOut(kind: String) async throws {
+        let grant = #"{"error":"invalid_grant","error_description":"refresh token revoked"}"#
         let error: @Sendable () -> any Error = switch kind {
-        case "400": { NetworkError.statusCode(Self.response(400)) }
+        case "400 invalid_grant": { NetworkError.statusCode(Self.response(400, body: grant)) }
+        case "unmappable 400 invalid_grant": { NetworkError.mappingFailed(Self.response(400, body: grant), ClientLibraryError()) }
         case "403": { NetworkError.statusCode(Self.response(403)) }
         case "unmappable 401": { NetworkError.mappingFailed(Self.response(401), ClientLibraryError()) }
         default: { AuthPlugin.RefreshRefused(reason: "invalid_grant") }

@@ -51,4 +51,30 @@ struct AuthPluginOriginTests {
             }
         }
     }
+
+    @Test(arguments: [302, 307])
+    func aRefusalFromAnotherOriginARedirectReachedRefreshesNothing(status: Int) async throws {
+        try await withServer { home in
+            try await withServer { elsewhere in
+                let destination = elsewhere.url("/login-wall").absoluteString
+                home.route("/hop") { _ in LoopbackResponse(status: status, headers: [("Location", destination)]) }
+                elsewhere.route("/login-wall") { _ in .text("who are you?", status: 401) }
+                let store = InMemoryCredentialStore(Credential(accessToken: "secret-token", refreshToken: "r"))
+                let refreshes = Mutex(0)
+                let plugin = AuthPlugin(store: store, refresh: { credential in
+                    refreshes.withLock { $0 += 1 }
+                    return Credential(accessToken: "renewed-token", refreshToken: credential.refreshToken)
+                })
+                let provider = Provider<SecureTarget>(plugins: [plugin])
+
+                let response = try await provider.request(SecureTarget(baseURL: home.baseURL, path: "/hop"))
+
+                #expect(response.statusCode == 401)
+                #expect(refreshes.withLock { $0 } == 0)
+                #expect(home.hits("/hop") == 1)
+                #expect(elsewhere.hits("/login-wall") == 1)
+                #expect(store.credential?.accessToken == "secret-token")
+            }
+        }
+    }
 }

@@ -49,7 +49,8 @@ struct FileCredentialStoreTests {
         try withDirectory { directory in
             let file = directory.appendingPathComponent("credential.json")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(#"{"accessToken": "half-written-secr"#.utf8).write(to: file)
+            #expect(FileManager.default.createFile(atPath: file.path, contents: Data(#"{"accessToken": "half-written-secr"#.utf8),
+                                                   attributes: [.posixPermissions: 0o600]))
             let warnings = Mutex<[String]>([])
 
             let store = FileCredentialStore(fileURL: file, warningHandler: { message in warnings.withLock { $0.append(message) } })

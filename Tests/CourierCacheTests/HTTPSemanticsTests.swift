@@ -278,14 +278,14 @@ import FoundationNetworking
         }
     }
 
-    @Test func staleIfErrorOutlivesTheConfiguredLifetime() async throws {
+    @Test func staleIfErrorOutlivesTheConfiguredLifetimeWhenAllowed() async throws {
         try await withServer { server in
             let counter = Counter()
             server.route("/kept") { _ in
                 counter.next() == 1 ? .text("up", headers: [("Cache-Control", "max-age=1, stale-if-error=600")]) : .text("down", status: 503)
             }
             let clock = TestClock()
-            let (provider, _) = makeProvider(clock)
+            let (provider, _) = makeProvider(clock, semantics: .init(extendsLifetime: true))
             var target = CachedTarget(server, path: "/kept")
             target.cacheLifetime = 10
             _ = try await provider.request(target)

@@ -49,7 +49,7 @@ struct LoggingSecretsTests {
         #expect(!text.contains("sekrit"))
     }
 
-    @Test(arguments: ["id_token", "code", "api_key", "client_secret"])
+    @Test(arguments: ["id_token", "code", "api_key", "client_secret", "accessToken", "refreshToken", "apiKey", "clientSecret"])
     func theDefaultsHideOAuthAndAPIKeyNames(name: String) async throws {
         let text = try await Self.log { server in
             TestTarget(URL(string: server.baseURL.absoluteString + "/plain?\(name)=sekrit-query")!, path: "", method: .post,
@@ -84,5 +84,39 @@ struct LoggingSecretsTests {
         let invalid = NetworkError.requestBuildFailed(RequestBuildFailure.invalidURL("http://api.example.com:99999/x?api_key=sekrit"))
         #expect(!invalid.description.contains("sekrit"))
         #expect(!RequestBuildFailure.invalidURL("not a url?token=sekrit").description.contains("sekrit"))
+    }
+
+    @Test func aTokenAsTheURLsUserNameIsHidden() async throws {
+        let text = try await Self.log { server in
+            TestTarget(URL(string: "http://sekrit-user-token@127.0.0.1:\(server.port)/plain")!, path: "")
+        }
+        #expect(text.contains("<redacted>@127.0.0.1"))
+        #expect(!text.contains("sekrit"))
+    }
+
+    @Test func fragmentParametersAreHidden() async throws {
+        let text = try await Self.log { server in
+            TestTarget(URL(string: server.baseURL.absoluteString + "/plain?page=2#access_token=sekrit-fragment&state=xyz")!, path: "")
+        }
+        #expect(text.contains("#access_token=<redacted>&state=xyz"))
+        #expect(!text.contains("sekrit"))
+    }
+
+    @Test func apiKeyHeadersAreHiddenByDefault() async throws {
+        let text = try await Self.log({ server in
+            TestTarget(server.baseURL, path: "/plain", headers: ["X-Api-Key": "sekrit-1", "Api-Key": "sekrit-2", "X-Auth-Token": "sekrit-3"])
+        }, configuration: { LoggingPlugin.Configuration(logger: $0, logsCURL: true) })
+        #expect(text.contains("X-Auth-Token: <redacted>"))
+        #expect(!text.contains("sekrit"))
+    }
+
+    @Test func aSecretWhoseValueIsAnObjectOrArrayIsHiddenWhole() async throws {
+        let body = #"{"password": {"old": "sekrit-1", "new": ["sekrit-2", {"x": "sekrit-3"}]}, "token": ["sekrit-4", "sekrit-5"], "user": "ada"}"#
+        let text = try await Self.log { server in
+            TestTarget(server.baseURL, path: "/plain", method: .post, task: .requestData(Data(body.utf8)),
+                       headers: ["Content-Type": "application/json"])
+        }
+        #expect(text.contains(#""user": "ada""#) || text.contains(#""user":"ada""#))
+        #expect(!text.contains("sekrit"))
     }
 }

@@ -268,6 +268,39 @@ import Testing
         try await transport.shutdown()
     }
 
+    /// The documentation promises every status back to the client, streamed
+    /// or not: a 404 of a streamed operation is the client's to judge.
+    @Test func aStreamedOperationReturnsAnErrorStatusWithItsBody() async throws {
+        try await withServer { server in
+            server.route("/api/files/", prefix: true) { _ in .json(["reason": "no such file"], status: 404) }
+            let client = Self.client(server, Provider<OpenAPIOperation>())
+            let output = try await client.downloadFile(path: .init(id: "missing"))
+            guard case .undocumented(statusCode: 404, let payload) = output else {
+                Issue.record("expected the 404, got \(output)")
+                return
+            }
+            let body = try await Data(collecting: try #require(payload.body), upTo: 1 << 20)
+            #expect(String(decoding: body, as: UTF8.self).contains("no such file"))
+        }
+    }
+
+    /// A middleware may write a path or query with characters it did not
+    /// encode: the call fails to build, and nothing traps.
+    @Test(arguments: ["/a b", "/a%zz", "/ok?q=a b", "/ok?q=%"])
+    func aPathThatIsNotPercentEncodedFailsToBuild(path: String) async throws {
+        try await withServer { server in
+            let transport = CourierClientTransport(provider: Provider<OpenAPIOperation>())
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: path)
+            await #expect {
+                _ = try await transport.send(request, body: nil, baseURL: server.url("/api"), operationID: "getGreeting")
+            } throws: { error in
+                guard case .requestBuildFailed = error as? NetworkError else { return false }
+                return true
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     static func files(prefix: String) throws -> [String] {
         let folder = try #require(Self.privateFolder())
         return (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasPrefix(prefix) } ?? []

@@ -21,6 +21,20 @@ import Testing
         #expect("\(error!)".contains("Check the base URL and that the server is running"))
     }
 
+    /// A crash reporter records `NSError`'s `userInfo` with the errors under
+    /// it: the `URLError`'s failing URL there keeps no query or user.
+    @Test func theBridgedErrorCarriesNoFailingURLWithItsQuery() async throws {
+        let target = TestTarget(URL(string: "http://sekrit-user@127.0.0.1:1")!, path: "/feed",
+                                task: .requestParameters(parameters: ["api_key": "sekrit-key"], encoding: URLEncoding.queryString))
+        let error = try #require(await #expect(throws: NetworkError.self) { try await provider.request(target) })
+        let bridged = error as NSError
+        let underlying = try #require(bridged.userInfo[NSUnderlyingErrorKey] as? NSError)
+        #expect(underlying.domain == NSURLErrorDomain)
+        #expect((underlying.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.absoluteString == "http://127.0.0.1:1/feed")
+        #expect(!"\(bridged.userInfo)".contains("sekrit"))
+        #expect(!"\(underlying.userInfo)".contains("sekrit"))
+    }
+
     @Test func aResponseDelayedPastTheTimeoutIsTimedOut() async throws {
         try await withServer { server in
             let target = TestTarget(server.baseURL, path: "/delay/3000", timeout: 0.3)

@@ -53,6 +53,21 @@ public enum PeakMemory {
     /// The resident memory now, in MiB (`VmRSS`).
     public static var residentMebibytes: Int? { field("VmRSS:") }
 
+    /// Runs `body` from a fresh peak and returns what it returned, how many
+    /// MiB the peak resident memory rose above the memory in use when it
+    /// started, and how long it took.
+    public static func measure<T>(
+        _ body: () async throws -> T
+    ) async rethrows -> (result: T, growth: Int, duration: Duration) {
+        reset()
+        let start = residentMebibytes ?? 0
+        let clock = ContinuousClock()
+        let began = clock.now
+        let result = try await body()
+        let duration = clock.now - began
+        return (result, (mebibytes ?? 0) - start, duration)
+    }
+
     private static func field(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),

@@ -49,7 +49,9 @@ struct SoakBenchmark {
         let total = quick ? 2_000 : (ProcessInfo.processInfo.environment["COURIER_SOAK_REQUESTS"].flatMap(Int.init) ?? 10_000)
         let warmUp = total / 10
         var rows: [Row] = []
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         for (name, transport) in [("URLSessionTransport", URLSessionTransport() as any Transport),
                                   ("AsyncHTTPClientTransport", AsyncHTTPClientTransport(client: client))] {
             let (errors, afterWarmUp, atEnd) = try await soak(transport, total: total, warmUp: warmUp)

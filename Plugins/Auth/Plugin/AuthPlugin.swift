@@ -33,18 +33,22 @@ import Foundation
 ///    server has just issued is used even if the device's clock says it has
 ///    expired: the server's 401 is the truth.
 /// 2. On a status in `Configuration/refreshStatusCodes` (401) to a request
-///    carrying a token this plugin added, the token is refreshed and the
-///    request replayed once. A replay refused again fails with
+///    carrying a token this plugin added, from the origin the token was sent
+///    to, the token is refreshed and the request replayed once (a 401 from
+///    another origin a redirect reached is returned as it is: the token never
+///    went there). A replay refused again fails with
 ///    `Failure/refusedAfterRefresh(statusCode:)`. A request whose body is a
 ///    one-shot stream cannot be replayed: its 401 is returned as it is.
-/// 3. Only a refusal clears the store: a 4xx other than 408 and 429 from the
-///    refresh endpoint, or `RefreshRefused` thrown by the refresh closure.
-///    Then the ask-for-credentials handler runs; when that fails too, the
-///    store is cleared and every waiting request fails with
+/// 3. Only a refusal clears the store: a 401 or 403 from the refresh
+///    endpoint, a 400 whose body is OAuth's `{"error": "invalid_grant"}`, or
+///    `RefreshRefused` thrown by the refresh closure. Then the
+///    ask-for-credentials handler runs; when that fails too, the store is
+///    cleared and every waiting request fails with
 ///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`. Any other
-///    failure (no connection, a time-out, a 5xx, 408, 429, a cancelled task, a
-///    body that could not be mapped) keeps the credential, asks nobody, and
-///    fails the waiting requests with `Failure/refreshFailed(_:)`.
+///    failure (no connection, a time-out, a 5xx, any other 4xx such as 404,
+///    407, 408, 425, 429 or 451, another 400, a cancelled task) keeps the
+///    credential, asks nobody, and fails the waiting requests with
+///    `Failure/refreshFailed(_:)`.
 /// 4. One refresh runs per store, however many plugins and providers share
 ///    it; it may take at most `Configuration/refreshTimeout` seconds. A
 ///    sign-out (the store cleared) during a refresh is never undone by the
@@ -121,7 +125,10 @@ public struct AuthPlugin: Plugin {
     ///   the refresh fails or the server refuses the refreshed token.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         let response = try await next(request)
+        // Only the origin the token went to can refuse it: a redirect to
+        // another origin arrives there without the token.
         guard configuration.refreshStatusCodes.contains(response.statusCode),
+              let sent = request.url, let answered = response.response?.url, answered.hasSameOrigin(as: sent),
               let type = authorizationType(for: context.target),
               let token = request.value(forHTTPHeaderField: "Authorization").flatMap(type.token(inHeaderValue:)),
               coordinator.issuedToken(token),

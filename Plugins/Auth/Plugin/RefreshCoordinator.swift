@@ -194,22 +194,35 @@ actor RefreshCoordinator {
         }
     }
 
-    /// Whether a refresh error is a network failure that may pass by itself,
-    /// rather than the server refusing the refresh token.
     /// Whether a refresh failed because the server refused the credential: a
-    /// 4xx other than 408 and 429 from the refresh endpoint (also when its
-    /// body could not be mapped), or ``AuthPlugin/RefreshRefused`` thrown by
-    /// the refresh closure. Nothing else clears the store.
+    /// 401 or 403 from the refresh endpoint, a 400 with OAuth's
+    /// `invalid_grant` (also when its body could not be mapped), or
+    /// ``AuthPlugin/RefreshRefused`` thrown by the refresh closure. Nothing
+    /// else clears the store: another 4xx says the request or the path to
+    /// the server is wrong (404, 407, 425, 451), not the credential.
     static func isRefusal(_ error: any Error) -> Bool {
         if error is AuthPlugin.RefreshRefused { return true }
         switch error as? NetworkError {
         case .statusCode(let response)?, .mappingFailed(let response, _)?:
-            return (400..<500).contains(response.statusCode) && response.statusCode != 408 && response.statusCode != 429
+            switch response.statusCode {
+            case 401, 403: return true
+            case 400: return isInvalidGrant(response.data)
+            default: return false
+            }
         case .plugin(_, let inner)?:
             return isRefusal(inner)
         default:
             return false
         }
+    }
+
+    /// Whether `body` is an OAuth 2.0 error answer (RFC 6749, 5.2) saying the
+    /// refresh token is invalid, expired or revoked.
+    private static func isInvalidGrant(_ body: Data) -> Bool {
+        struct OAuthError: Decodable {
+            let error: String
+        }
+        return (try? JSONDecoder().decode(OAuthError.self, from: body))?.error == "invalid_grant"
     }
 
     /// The refresh, or `NetworkError.timedOut` after `seconds`, whichever

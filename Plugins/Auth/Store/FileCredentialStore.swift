@@ -83,10 +83,31 @@ public final class FileCredentialStore: CredentialStoring {
 
     // MARK: - Reading
 
+    /// The credential in the regular file at `url`. A symbolic link or
+    /// anything but a regular file there (a FIFO would block the read for
+    /// ever) is ignored with a warning; so is a file owned by someone else,
+    /// and a file others can read is read with a warning that says so.
     private static func read(_ url: URL, warn: WarningHandler) -> Credential? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno != ENOENT {
+                warn("The credential file at \(url.path) could not be opened (\(String(cString: strerror(errno))); "
+                    + "a symbolic link is never followed); starting with no credential.")
+            }
+            return nil
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+            warn("The path \(url.path) is not a regular file of this user; it is ignored, and starting with no credential.")
+            return nil
+        }
+        if status.st_mode & 0o077 != 0 {
+            warn("The credential file at \(url.path) can be read by other users (mode "
+                + String(status.st_mode & 0o777, radix: 8) + "); the next save makes it 0600.")
+        }
         do {
-            return try decode(try Data(contentsOf: url))
+            return try decode(try handle.readToEnd() ?? Data())
         } catch {
             // The reason names only the error's type: a decoding error's text
             // may quote the file, and the file holds tokens.

@@ -16,8 +16,9 @@ extension CachePlugin {
         /// except 206 (a partial body is not the resource).
         public var storableStatusCodes: Set<Int>
         /// How to honour `Cache-Control`, validators and the stale extensions,
-        /// or `nil` (the default) to ignore HTTP caching headers and follow
-        /// the strategies and lifetimes alone.
+        /// or `nil` (the default) to follow the strategies and lifetimes
+        /// alone. Even then, a `no-store` or `private` response is never
+        /// stored.
         public var httpSemantics: HTTPSemantics?
         /// Request header fields that identify who asks; their values, hashed,
         /// are part of every key. Defaults to `Authorization`, so a new token
@@ -64,8 +65,11 @@ extension CachePlugin {
     ///
     /// - `max-age` (or `Expires`) decides freshness; a response without either
     ///   is fresh for the configured lifetime.
-    /// - `no-store` is never written; `no-cache` and `must-revalidate` are
-    ///   revalidated before use.
+    /// - `no-store` is never written (with or without HTTP semantics);
+    ///   `private` is written only by a cache that says it is not shared;
+    ///   `no-cache` and `must-revalidate` are revalidated before use.
+    /// - The configured lifetime is the most an entry lives unless
+    ///   ``extendsLifetime`` is set.
     /// - Stale entries are revalidated with `If-None-Match` / `If-Modified-Since`;
     ///   a `304` refreshes the entry and the caller gets the cached body.
     /// - `stale-if-error` serves a stale entry when the network fails or the
@@ -82,16 +86,25 @@ extension CachePlugin {
         /// failure even when the response has no `stale-if-error`, or `nil`
         /// for only when it has.
         public var staleIfError: TimeInterval?
+        /// Whether a response's freshness (`max-age`, `Expires`) and stale
+        /// windows may keep its entry past the configured lifetime. `false` by
+        /// default: the lifetime is the most an entry lives, whatever the
+        /// server says.
+        public var extendsLifetime: Bool
 
         /// Creates HTTP semantics settings.
         /// - Parameters:
         ///   - isShared: Whether the cache is shared between users.
         ///   - revalidates: Whether to send conditional requests.
         ///   - staleIfError: A default `stale-if-error` window, or `nil`.
-        public init(isShared: Bool = false, revalidates: Bool = true, staleIfError: TimeInterval? = nil) {
+        ///   - extendsLifetime: Whether the server's headers may keep an
+        ///     entry past the configured lifetime.
+        public init(isShared: Bool = false, revalidates: Bool = true, staleIfError: TimeInterval? = nil,
+                    extendsLifetime: Bool = false) {
             self.isShared = isShared
             self.revalidates = revalidates
             self.staleIfError = staleIfError
+            self.extendsLifetime = extendsLifetime
         }
 
         /// RFC 9111 for a private cache.

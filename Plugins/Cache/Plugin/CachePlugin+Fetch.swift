@@ -26,6 +26,10 @@ extension CachePlugin {
             if !failure.isCancelled, let stale = staleOnError(cached, plan: plan) { return stale }
             throw error
         }
+        // An answer a redirect reached at another origin is that origin's
+        // resource, not this request's: it neither revalidates nor replaces
+        // the entry, and is never stored under this request's key.
+        guard isFromRequestedOrigin(response, plan: plan) else { return response }
         if conditional, response.statusCode == 304, let cached {
             let refreshed = refresh(cached, with: response, plan: plan)
             let answer = refreshed.response(to: outgoing, status: .revalidated)
@@ -37,6 +41,13 @@ extension CachePlugin {
         }
         if shouldStore(response) { save(response, plan: plan) }
         return response
+    }
+
+    /// Whether `response` came from the origin `plan`'s request was sent to,
+    /// and not from another one a redirect led to.
+    private func isFromRequestedOrigin(_ response: Response, plan: Plan) -> Bool {
+        guard let sent = plan.request.url, let answered = response.response?.url else { return false }
+        return answered.hasSameOrigin(as: sent)
     }
 
     /// Adds `If-None-Match` and `If-Modified-Since` from the entry, unless the

@@ -55,13 +55,15 @@ extension CachePlugin {
     }
 
     /// When the entry leaves the store: the configured lifetime (which also
-    /// keeps an entry with validators for revalidation that long), stretched
-    /// to the end of its HTTP freshness plus the longer of its
-    /// `stale-if-error` and `stale-while-revalidate` windows when that is later.
+    /// keeps an entry with validators for revalidation that long). Only when
+    /// `HTTPSemantics/extendsLifetime` allows it is that stretched to the end
+    /// of its HTTP freshness plus the longer of its `stale-if-error` and
+    /// `stale-while-revalidate` windows, when that is later: by default a
+    /// server's `max-age` never keeps an entry past the configured lifetime.
     func expiry(of entry: CachedResponse, plan: Plan) -> Date? {
         guard let lifetime = plan.lifetime else { return nil }
         let end = entry.storedAt.addingTimeInterval(lifetime)
-        guard let semantics = configuration.httpSemantics else { return end }
+        guard let semantics = configuration.httpSemantics, semantics.extendsLifetime else { return end }
         let control = CacheControl(entry.value(forHTTPHeaderField: "Cache-Control"))
         // The windows count from where staleOnError and usability count them.
         let staleWindow = max(control.staleIfError ?? semantics.staleIfError ?? 0, control.staleWhileRevalidate ?? 0)

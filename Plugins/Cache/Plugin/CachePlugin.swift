@@ -31,7 +31,8 @@ import FoundationNetworking
 /// untouched. Only GET and HEAD are cached unless a target opts in with
 /// ``CacheableTarget/cachesRequestsWithBody``. An uncacheable request under
 /// ``CacheStrategy/cache`` fails with `Failure/notCached(_:)` and never
-/// reaches the network. `Set-Cookie` is never stored,
+/// reaches the network. A response a redirect reached at another origin is
+/// returned but never stored. `Set-Cookie` is never stored,
 /// and `Authorization` counts only as a hash in the key (see
 /// `Configuration/identityHeaderFields`).
 public final class CachePlugin: Plugin {
@@ -199,7 +200,10 @@ public final class CachePlugin: Plugin {
     func save(_ response: Response, plan: Plan) {
         guard plan.storableStatusCodes.contains(response.statusCode), response.fileURL == nil else { return }
         let control = CacheControl(response.value(forHTTPHeaderField: "Cache-Control"))
-        if let semantics = configuration.httpSemantics, control.noStore || (semantics.isShared && control.isPrivate) {
+        // `no-store` is honoured whatever the configuration; `private` unless
+        // HTTP semantics say the cache is a private one (without them the
+        // plugin cannot know whether its store serves one user or many).
+        if control.noStore || (control.isPrivate && configuration.httpSemantics?.isShared != false) {
             // What the server now forbids keeping must not be served later.
             evict(plan.key, request: plan.request)
             return

@@ -72,7 +72,8 @@ final class TokenAPI: Sendable {
                 return .text("try again later", status: status)
             }
             guard !snapshot.refreshFails else {
-                return .text("refresh token revoked", status: 400)
+                // As an OAuth server says it (RFC 6749, 5.2): only this 400 signs out.
+                return .json(["error": "invalid_grant"], status: 400)
             }
             return issue()
         }

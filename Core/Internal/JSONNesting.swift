@@ -1,0 +1,41 @@
+import Foundation
+
+/// How deep arrays and objects nest in a JSON text, read from its bytes
+/// before any parser sees them: a parser that recurses per level can be made
+/// to exhaust its stack by a small body of brackets.
+package enum JSONNesting {
+    /// Whether arrays and objects in `data` nest deeper than `maximum`
+    /// levels. Brackets inside strings do not count; the text is otherwise
+    /// not validated (the parser does that next).
+    package static func exceeds(_ maximum: Int, in data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var depth = 0
+            var inString = false
+            var escaped = false
+            for byte in bytes {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""):
+                    inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                    if depth > maximum { return true }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    depth -= 1
+                default:
+                    break
+                }
+            }
+            return false
+        }
+    }
+}
