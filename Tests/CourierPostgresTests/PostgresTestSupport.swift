@@ -14,9 +14,15 @@ enum PostgresTests {}
 /// Starts a throwaway PostgreSQL for one test, runs `body`, and stops it.
 /// A server that cannot start fails the test with the reason.
 func withTemporaryPostgres<Result: Sendable>(_ body: (TemporaryPostgres) async throws -> Result) async throws -> Result {
-    let server = try TemporaryPostgres.start()
-    defer { server.shutdown() }
-    return try await body(server)
+    let server = try await TemporaryPostgres.started()
+    do {
+        let result = try await body(server)
+        await server.shutDown()
+        return result
+    } catch {
+        await server.shutDown()
+        throw error
+    }
 }
 
 /// A ``PostgresStorage`` on `server`, running for the duration of `body`:

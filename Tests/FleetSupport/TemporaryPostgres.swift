@@ -40,6 +40,34 @@ public final class TemporaryPostgres: Sendable {
 
     private var dataDirectory: String { directory.path + "/data" }
 
+    /// ``start()`` on a thread of its own: `initdb` and `pg_ctl` take
+    /// seconds, and a blocked thread of Swift's cooperative pool (as many as
+    /// there are cores) would stall every other task of a test run.
+    public static func started() async throws -> TemporaryPostgres {
+        try await offThePool { try start() }
+    }
+
+    /// ``stop()`` on a thread of its own.
+    public func stopped() async throws {
+        try await Self.offThePool { try self.stop() }
+    }
+
+    /// ``start()`` (again) on a thread of its own.
+    public func restarted() async throws {
+        try await Self.offThePool { try self.start() }
+    }
+
+    /// ``shutdown()`` on a thread of its own.
+    public func shutDown() async {
+        _ = try? await Self.offThePool { self.shutdown() }
+    }
+
+    private static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// Creates the folder, runs `initdb` and starts the server.
     /// - Throws: ``Failure`` saying what is missing or what the server said.
     public static func start() throws -> TemporaryPostgres {

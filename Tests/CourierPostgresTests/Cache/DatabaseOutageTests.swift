@@ -32,7 +32,7 @@ extension PostgresTests {
                     _ = try await provider.request(OutageAPI(server: server.baseURL, index: 0))
                     #expect(server.hits(prefix: "/bytes") == 10)  // the eleventh was a hit
 
-                    try postgres.stop()
+                    try await postgres.stopped()
                     var during: [TimeInterval] = []
                     for index in 10..<30 {
                         let started = Date()
@@ -49,7 +49,7 @@ extension PostgresTests {
                           + "typical before \(String(format: "%.3f", typical)) s, extra \(String(format: "%.3f", extra)) s")
                     #expect(extra < 0.5)
 
-                    try postgres.start()
+                    try await postgres.restarted()
                     // The same cache, with no restart: stores and hits again once
                     // the pool has reconnected.
                     var index = 100
