@@ -26,7 +26,7 @@ public struct RequestContext: Sendable {
     /// Whether the request uploads from a file (a file task, or a multipart
     /// body too large to build in memory).
     public private(set) var isFileUpload: Bool
-    /// Whether the call streams its body to the caller (``Provider/stream(_:options:)``):
+    /// Whether the call streams its body to the caller (``Provider/stream(_:streamOptions:options:)``):
     /// the response that plugins see has an empty `data`, and the body
     /// reaches the caller after every hook has run. A plugin that reports on
     /// the body waits for ``onStreamEnd(_:)``; one that stores bodies (a cache)

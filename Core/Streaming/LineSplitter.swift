@@ -5,8 +5,10 @@ import Foundation
 /// all three). A CRLF split between two chunks is one line ending.
 ///
 /// A line is never longer than `maximumLength` bytes: past that, ``append(_:)``
-/// throws instead of holding more, so a server that never sends a line end
-/// cannot take the process's memory.
+/// stops and sets ``overflow`` instead of holding more, so a server that never
+/// sends a line end cannot take the process's memory. The lines a chunk ended
+/// before the long one are still returned, so where chunks happen to split
+/// never changes what is read.
 struct LineSplitter: Sendable {
     /// The longest line kept, in bytes.
     let maximumLength: Int
@@ -15,16 +17,18 @@ struct LineSplitter: Sendable {
     /// Whether the last byte seen was a CR, so an LF first in the next chunk
     /// ends nothing.
     private var afterCR = false
+    /// Set once a line passed `maximumLength`; nothing is read after it.
+    private(set) var overflow: LineTooLong?
 
     init(maximumLength: Int) {
         self.maximumLength = maximumLength
     }
 
-    /// The lines `chunk` completes, in order, without their line endings.
-    /// - Throws: ``LineTooLong`` when the line under way passes
-    ///   `maximumLength`.
-    mutating func append(_ chunk: some Collection<UInt8>) throws(LineTooLong) -> [[UInt8]] {
+    /// The lines `chunk` completes, in order, without their line endings, up
+    /// to a line that passes `maximumLength` (which sets ``overflow``).
+    mutating func append(_ chunk: some Collection<UInt8>) -> [[UInt8]] {
         var lines: [[UInt8]] = []
+        guard overflow == nil else { return lines }
         for byte in chunk {
             switch byte {
             case 0x0A where afterCR:
@@ -35,7 +39,11 @@ struct LineSplitter: Sendable {
                 afterCR = byte == 0x0D
             default:
                 afterCR = false
-                guard pending.count < maximumLength else { throw LineTooLong(limit: maximumLength) }
+                guard pending.count < maximumLength else {
+                    overflow = LineTooLong(limit: maximumLength)
+                    pending.removeAll()
+                    return lines
+                }
                 pending.append(byte)
             }
         }
@@ -45,7 +53,7 @@ struct LineSplitter: Sendable {
     /// The last line, when the bytes ended without a line ending after it.
     mutating func finish() -> [UInt8]? {
         defer { pending.removeAll() }
-        return pending.isEmpty ? nil : pending
+        return pending.isEmpty || overflow != nil ? nil : pending
     }
 }
 
@@ -60,6 +68,8 @@ struct RecordSplitter: Sendable {
     let separator: UInt8
     let maximumLength: Int
     private var pending: [UInt8] = []
+    /// Set once a record passed `maximumLength`; nothing is read after it.
+    private(set) var overflow: LineTooLong?
 
     init(separator: UInt8, maximumLength: Int) {
         self.separator = separator
@@ -67,16 +77,22 @@ struct RecordSplitter: Sendable {
     }
 
     /// The records `chunk` completes (each ends where the next separator
-    /// starts), without their separators. Bytes before the first separator
-    /// are a record too, so nothing a server sends is dropped unseen.
-    mutating func append(_ chunk: some Collection<UInt8>) throws(LineTooLong) -> [[UInt8]] {
+    /// starts), without their separators, up to one that passes
+    /// `maximumLength` (which sets ``overflow``). Bytes before the first
+    /// separator are a record too, so nothing a server sends is dropped unseen.
+    mutating func append(_ chunk: some Collection<UInt8>) -> [[UInt8]] {
         var records: [[UInt8]] = []
+        guard overflow == nil else { return records }
         for byte in chunk {
             if byte == separator {
                 records.append(pending)
                 pending.removeAll(keepingCapacity: true)
             } else {
-                guard pending.count < maximumLength else { throw LineTooLong(limit: maximumLength) }
+                guard pending.count < maximumLength else {
+                    overflow = LineTooLong(limit: maximumLength)
+                    pending.removeAll()
+                    return records
+                }
                 pending.append(byte)
             }
         }
@@ -86,6 +102,6 @@ struct RecordSplitter: Sendable {
     /// The last record, when the bytes ended after one.
     mutating func finish() -> [UInt8]? {
         defer { pending.removeAll() }
-        return pending.isEmpty ? nil : pending
+        return pending.isEmpty || overflow != nil ? nil : pending
     }
 }

@@ -28,7 +28,7 @@ extension Provider {
     ///   - streamOptions: The stream's byte limit.
     ///   - options: Per-call options for the plugins.
     /// - Returns: The response head and its body (see ``StreamedResponse``).
-    /// - Throws: ``NetworkError``, as ``request(_:options:)`` does, before any
+    /// - Throws: ``NetworkError``, as `request(_:options:)` does, before any
     ///   byte of the body is read; ``NetworkError/statusCode(_:)`` carries the
     ///   error body, read up to the provider's in-memory limit.
     public func stream(

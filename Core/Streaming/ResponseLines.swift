@@ -2,11 +2,15 @@ import Foundation
 
 /// The lines of a streamed body, as text (see ``StreamedResponse/lines``).
 public struct ResponseLines: AsyncSequence, Sendable {
+    /// What the sequence delivers.
     public typealias Element = String
+    /// What ends the sequence with an error.
     public typealias Failure = NetworkError
 
     let body: ResponseByteStream
     let maximumLength: Int
+
+    /// Makes the iterator that reads the sequence (once).
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumLength))
@@ -14,7 +18,9 @@ public struct ResponseLines: AsyncSequence, Sendable {
 
     /// Reads the lines; dropping it before the end closes the connection.
     public struct Iterator: AsyncIteratorProtocol {
+        /// What the sequence delivers.
         public typealias Element = String
+        /// What ends the sequence with an error.
         public typealias Failure = NetworkError
 
         var chunks: ResponseByteStream.Iterator
@@ -27,9 +33,14 @@ public struct ResponseLines: AsyncSequence, Sendable {
         ///   ``NetworkError/responseTooLarge(_:)`` for a line over its limit.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
             while ready.isEmpty {
+                if let overflow = splitter.overflow {
+                    let body = chunks.reader.body
+                    ended = true
+                    throw body.refuse(overflow)
+                }
                 guard !ended else { return nil }
                 if let chunk = try await chunks.next(isolation: actor) {
-                    ready = try splitter.appendOrFail(chunk, body: chunks.reader.body).reversed()
+                    ready = splitter.append(chunk).reversed()
                 } else {
                     ended = true
                     if let last = splitter.finish() { ready = [last] }
@@ -43,17 +54,6 @@ public struct ResponseLines: AsyncSequence, Sendable {
         /// - Throws: ``NetworkError`` as ``next(isolation:)`` does.
         public mutating func next() async throws(NetworkError) -> String? {
             try await next(isolation: nil)
-        }
-    }
-}
-
-extension LineSplitter {
-    /// ``append(_:)``, ending the body when a line is too long.
-    mutating func appendOrFail(_ chunk: Data, body: StreamedBody) throws(NetworkError) -> [[UInt8]] {
-        do {
-            return try append(chunk)
-        } catch {
-            throw body.refuse(error)
         }
     }
 }
@@ -77,11 +77,15 @@ extension StreamedBody {
 /// The server-sent events of a streamed body (see
 /// ``StreamedResponse/serverSentEvents``).
 public struct ServerSentEvents: AsyncSequence, Sendable {
+    /// What the sequence delivers.
     public typealias Element = ServerSentEvent
+    /// What ends the sequence with an error.
     public typealias Failure = NetworkError
 
     let body: ResponseByteStream
     let maximumEventSize: Int
+
+    /// Makes the iterator that reads the sequence (once).
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumEventSize),
@@ -90,7 +94,9 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
     /// Reads the events; dropping it before the end closes the connection.
     public struct Iterator: AsyncIteratorProtocol {
+        /// What the sequence delivers.
         public typealias Element = ServerSentEvent
+        /// What ends the sequence with an error.
         public typealias Failure = NetworkError
 
         var chunks: ResponseByteStream.Iterator
@@ -98,6 +104,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         var parser: ServerSentEventParser
         var ready: [ServerSentEvent] = []
         var ended = false
+        /// An event over its limit, raised once the events before it are read.
+        var overflow: LineTooLong?
 
         /// The ID the stream last set, for a reconnection's `Last-Event-ID`.
         var lastEventID: String? { parser.lastID }
@@ -110,16 +118,21 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         ///   ``NetworkError/responseTooLarge(_:)`` for an event over its limit.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
             while ready.isEmpty {
+                if let overflow = overflow ?? splitter.overflow {
+                    let body = chunks.reader.body
+                    ended = true
+                    throw body.refuse(overflow)
+                }
                 guard !ended, let chunk = try await chunks.next(isolation: actor) else {
                     ended = true
                     return nil
                 }
-                let body = chunks.reader.body
-                for line in try splitter.appendOrFail(chunk, body: body) {
+                for line in splitter.append(chunk) {
                     do {
                         if let event = try parser.parse(line: line) { ready.append(event) }
                     } catch {
-                        throw body.refuse(error)
+                        overflow = error
+                        break
                     }
                 }
                 ready.reverse()
@@ -139,7 +152,9 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 /// The JSON values of a streamed body, one per line or per RS-separated
 /// record (see ``StreamedResponse/jsonLines(of:decoder:maximumLength:)``).
 public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable {
+    /// What the sequence delivers.
     public typealias Element = Value
+    /// What ends the sequence with an error.
     public typealias Failure = NetworkError
 
     enum Framing: Sendable {
@@ -155,6 +170,8 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
     let decoder: JSONDecoder
     let maximumLength: Int
 
+    /// Makes the iterator that reads the sequence (once).
+
     public func makeAsyncIterator() -> Iterator {
         Iterator(sequence: self, chunks: body.makeAsyncIterator(),
                  lines: LineSplitter(maximumLength: maximumLength),
@@ -163,7 +180,9 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
 
     /// Reads the values; dropping it before the end closes the connection.
     public struct Iterator: AsyncIteratorProtocol {
+        /// What the sequence delivers.
         public typealias Element = Value
+        /// What ends the sequence with an error.
         public typealias Failure = NetworkError
 
         let sequence: JSONSequence
@@ -204,18 +223,16 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
                                           because: "the last text was cut short: it does not end with a line feed")
                     }
                 }
+                if let overflow = lines.overflow ?? records.overflow {
+                    let body = chunks.reader.body
+                    ended = true
+                    throw body.refuse(overflow)
+                }
                 guard !ended else { return nil }
-                let body = chunks.reader.body
                 if let chunk = try await chunks.next(isolation: actor) {
                     switch sequence.framing {
-                    case .lines:
-                        ready = try lines.appendOrFail(chunk, body: body)
-                    case .recordSeparator:
-                        do {
-                            ready = try records.append(chunk)
-                        } catch {
-                            throw body.refuse(error)
-                        }
+                    case .lines: ready = lines.append(chunk)
+                    case .recordSeparator: ready = records.append(chunk)
                     }
                 } else {
                     ended = true

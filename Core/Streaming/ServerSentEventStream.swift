@@ -26,7 +26,9 @@ public struct ServerSentEventReconnection: Sendable {
 
 /// The server-sent events of a call, across reconnections; read once.
 public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable {
+    /// What the sequence delivers.
     public typealias Element = ServerSentEvent
+    /// What ends the sequence with an error.
     public typealias Failure = NetworkError
 
     let provider: Provider<Target>
@@ -39,6 +41,8 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
     /// The first connection's response head.
     public var head: Response { first.head }
 
+    /// Makes the iterator that reads the sequence (once).
+
     public func makeAsyncIterator() -> Iterator {
         // A 204 says there is nothing to stream, and no reconnecting.
         Iterator(stream: self, events: first.statusCode == 204 ? nil : first.serverSentEvents.makeAsyncIterator())
@@ -46,7 +50,9 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
 
     /// Reads the events, reconnecting as the stream's policy says.
     public struct Iterator: AsyncIteratorProtocol {
+        /// What the sequence delivers.
         public typealias Element = ServerSentEvent
+        /// What ends the sequence with an error.
         public typealias Failure = NetworkError
 
         let stream: ServerSentEventStream

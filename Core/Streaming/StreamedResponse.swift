@@ -14,8 +14,8 @@ import FoundationNetworking
 /// ```
 ///
 /// Read the body once, through ``body`` or one of the views (``lines``,
-/// ``serverSentEvents``, ``jsonLines(of:decoder:)``,
-/// ``jsonTextSequence(of:decoder:)``). Leaving the loop early, cancelling the
+/// ``serverSentEvents``, ``jsonLines(of:decoder:maximumLength:)``,
+/// ``jsonTextSequence(of:decoder:maximumLength:)``). Leaving the loop early, cancelling the
 /// reading task or dropping the response closes the connection at once. The
 /// idle time-out applies between chunks and the deadline to the whole call.
 public struct StreamedResponse: Sendable {
@@ -130,10 +130,14 @@ public struct StreamedResponse: Sendable {
 ///
 /// A second iteration finds the body already taken and ends at once.
 public struct ResponseByteStream: AsyncSequence, Sendable {
+    /// What the sequence delivers.
     public typealias Element = Data
+    /// What ends the sequence with an error.
     public typealias Failure = NetworkError
 
     let body: StreamedBody
+
+    /// Makes the iterator that reads the sequence (once).
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(reader: Reader(body: body))
@@ -141,7 +145,9 @@ public struct ResponseByteStream: AsyncSequence, Sendable {
 
     /// Reads the chunks; dropping it before the end closes the connection.
     public struct Iterator: AsyncIteratorProtocol {
+        /// What the sequence delivers.
         public typealias Element = Data
+        /// What ends the sequence with an error.
         public typealias Failure = NetworkError
 
         let reader: Reader

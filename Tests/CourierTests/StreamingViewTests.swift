@@ -133,6 +133,27 @@ private func events(_ transport: some Transport) async throws -> [ServerSentEven
         }
     }
 
+    /// Found by the EventStream fuzz harness: the lines a chunk ended before
+    /// an over-long one were dropped with it, so where chunks split changed
+    /// what the reader got.
+    @Test func linesBeforeAnOverLongLineAreDeliveredWhereverChunksSplit() async throws {
+        let text = "a\nb\n" + String(repeating: "z", count: 100)
+        for offsets in [[], [2], [4]] {
+            var lines: [String] = []
+            do {
+                for try await line in try await provider(ChunkedTransport(text, splitAt: offsets)).stream(TestTarget(base))
+                    .lines(maximumLength: 64) {
+                    lines.append(line)
+                }
+                Issue.record("expected the long line to be refused")
+            } catch {
+                guard case .responseTooLarge(let limit) = error else { Issue.record("got \(error)"); return }
+                #expect(limit.limit == .element)
+            }
+            #expect(lines == ["a", "b"], "split at \(offsets)")
+        }
+    }
+
     struct Row: Decodable, Equatable, Sendable {
         let id: Int
     }

@@ -33,22 +33,21 @@ private func read(_ input: [UInt8], chunks: [ArraySlice<UInt8>]) -> Reading {
     var parser = ServerSentEventParser(maximumDataLength: limit)
     var records = RecordSplitter(separator: 0x1E, maximumLength: limit)
     for chunk in chunks {
-        if !reading.lineFailure {
-            do { reading.lines += try lines.append(chunk) } catch { reading.lineFailure = true }
-        }
+        reading.lines += lines.append(chunk)
         if !reading.eventFailure {
             do {
-                for line in try eventLines.append(chunk) {
+                for line in eventLines.append(chunk) {
                     if let event = try parser.parse(line: line) { reading.events.append(event) }
                 }
             } catch {
                 reading.eventFailure = true
             }
         }
-        if !reading.recordFailure {
-            do { reading.records += try records.append(chunk) } catch { reading.recordFailure = true }
-        }
+        reading.records += records.append(chunk)
     }
+    reading.lineFailure = lines.overflow != nil
+    reading.eventFailure = reading.eventFailure || eventLines.overflow != nil
+    reading.recordFailure = records.overflow != nil
     if let last = lines.finish() { reading.lines.append(last) }
     if let last = records.finish() { reading.records.append(last) }
     precondition(reading.lines.allSatisfy { $0.count <= limit })

@@ -63,7 +63,7 @@ public final class CachePlugin: Plugin {
 
     /// Answers from the cache or sends the request, as the call's strategy
     /// says, and stores what the server answers. A streamed call
-    /// (``Courier/RequestContext/isStreamed``) passes through: it is neither
+    /// (`RequestContext.isStreamed`) passes through: it is neither
     /// answered from the cache nor stored.
     /// - Throws: `Failure/notCached(_:)` when the strategy forbids the
     ///   network and nothing is cached; otherwise whatever `next` throws

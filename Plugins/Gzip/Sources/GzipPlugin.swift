@@ -62,7 +62,7 @@ public struct GzipPlugin: Plugin {
 
     /// Decompresses a successful response whose `Content-Encoding` is gzip or
     /// deflate, and removes the header; other results, and streamed calls
-    /// (``Courier/RequestContext/isStreamed``), pass unchanged.
+    /// (`RequestContext.isStreamed`), pass unchanged.
     /// - Returns: The decoded response, or a `NetworkError/plugin(_:_:)`
     ///   failure wrapping `Failure/decompressionFailed(encoding:url:_:)`.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
