@@ -260,7 +260,7 @@ struct Transfer: Sendable {
         guard case .stream(let stream) = body.storage else { return }
         control.onAbort { stream.stop() }
         var dropped = 0
-        while let chunk = try? await stream.next() {
+        while let chunk = try? await Self.next(of: stream, control: control) {
             dropped += chunk.count
             if dropped > 1 << 20 {
                 control.abort(.cancelled)
