@@ -78,7 +78,7 @@ extension TransportConformanceTests {
                     request.timeoutInterval = 0.5
                     return request
                 }, transport: transport)
-                let error = try await withDeadline(60) {
+                let error = try await withDeadline() {
                     await CourierAsyncHTTPClientTests.failure(of: TestTarget(server.url(.stallAfterHead), path: ""), on: provider)
                 }
                 guard case .timedOut(let reason as TransferTimeout) = error, reason == .idle(0.5) else {
