@@ -93,7 +93,7 @@ extension TransportConformanceTests {
         for plugins in [[], [BearerTokenPlugin()]] as [[any Plugin]] {
             try await kind.withProvider(plugins: plugins) { provider, server in
                 server.route("/protected") { _ in .text("denied", status: 401, headers: [("WWW-Authenticate", challenge)]) }
-                let response = try await withDeadline("a 401") {
+                let response = try await withDeadline(120, "a 401") {
                     try await provider.request(TestTarget(server.baseURL, path: "/protected"))
                 }
                 #expect(response.statusCode == 401)

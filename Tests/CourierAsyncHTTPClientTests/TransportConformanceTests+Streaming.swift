@@ -21,7 +21,7 @@ import Testing
                     try await writer.write("id: 2\ndata: second\n\n")
                 })
             }
-            try await withDeadline("reading two events") {
+            try await withDeadline(120, "reading two events") {
                 var seen: [String] = []
                 for try await event in try await provider.stream(TestTarget(server.baseURL, path: "/events")).serverSentEvents {
                     seen.append(event.data)
@@ -63,7 +63,7 @@ import Testing
                 for try await _ in try await provider.stream(target).serverSentEvents { break }
             }
             let connection = try #require(server.requests(to: "/events").last?.connectionID)
-            try await withDeadline("the server seeing the connection close") {
+            try await withDeadline(120, "the server seeing the connection close") {
                 await server.waitForClose(ofConnection: connection)
             }
             never.open()

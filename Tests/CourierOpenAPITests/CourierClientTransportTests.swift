@@ -215,7 +215,7 @@ import Testing
             }
             try await Self.withProvider(asyncHTTPClient: asyncHTTPClient) { provider in
                 let body = try await Self.client(server, provider).downloadFile(path: .init(id: "live")).ok.body.binary
-                try await withDeadline("reading both pieces") {
+                try await withDeadline(120, "reading both pieces") {
                     var text = ""
                     for try await chunk in body {
                         text += String(decoding: chunk, as: UTF8.self)
@@ -243,7 +243,7 @@ import Testing
             }
             try await Self.withProvider(asyncHTTPClient: asyncHTTPClient) { provider in
                 let body = try await Self.client(server, provider).getEvents().ok.body.textEventStream
-                try await withDeadline("reading both events") {
+                try await withDeadline(120, "reading both events") {
                     var seen: [String] = []
                     for try await event in body.asDecodedServerSentEvents() {
                         seen.append(event.data ?? "")
