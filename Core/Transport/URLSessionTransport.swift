@@ -33,14 +33,36 @@ public final class URLSessionTransport: Transport {
     /// Which HTTPS servers this transport trusts.
     public let serverTrust: ServerTrust
 
+    /// The configuration a transport gets when it is given none:
+    /// `URLSessionConfiguration.default` without Foundation's URL cache.
+    ///
+    /// Foundation's shared `URLCache` writes whole responses to disk on Apple
+    /// platforms, under their full URLs, queries and the tokens they carry
+    /// included; caching is left to a plugin, which can key entries without
+    /// secrets. Give a configuration of your own to keep `URLCache`.
+    public static var defaultSessionConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
+    }
+
+    /// The configuration of the transport's `URLSession` (a copy: changing it
+    /// changes nothing).
+    public var sessionConfiguration: URLSessionConfiguration { session.configuration }
+
     /// Creates a transport with its own `URLSession`.
     /// - Parameters:
     ///   - sessionConfiguration: The session's configuration (connection
-    ///     limits, cookies, proxies). Time-outs come from the requests, which
-    ///     the transfer stage enforces.
+    ///     limits, cookies, proxies); ``defaultSessionConfiguration`` when not
+    ///     given. Time-outs come from the requests, which the transfer stage
+    ///     enforces.
     ///   - serverTrust: Which HTTPS servers are trusted (see the type's
     ///     documentation for Linux).
-    public init(sessionConfiguration: URLSessionConfiguration = .default, serverTrust: ServerTrust = .system) {
+    public init(
+        sessionConfiguration: URLSessionConfiguration = URLSessionTransport.defaultSessionConfiguration,
+        serverTrust: ServerTrust = .system
+    ) {
         let delegate = SessionDelegate(serverTrust: serverTrust)
         self.serverTrust = serverTrust
         let queue = OperationQueue()

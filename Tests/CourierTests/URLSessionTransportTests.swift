@@ -1,11 +1,27 @@
 import Courier
 import CourierTestSupport
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// The URLSession transport: progress, downloads, redirects, encodings.
 @Suite struct URLSessionTransportTests {
     let provider = Provider<TestTarget>()
+
+    /// Foundation's URL cache would write whole responses, under URLs with
+    /// their queries and tokens, to disk (on Apple platforms): a transport
+    /// made without a configuration, the shared one included, has none. A
+    /// configuration given by the caller is kept as it is.
+    @Test func foundationsURLCacheIsOffUnlessAConfigurationAsksForIt() {
+        #expect(URLSessionTransport().sessionConfiguration.urlCache == nil)
+        #expect(URLSessionTransport.shared.sessionConfiguration.urlCache == nil)
+        #expect(URLSessionTransport.shared.sessionConfiguration.requestCachePolicy == .reloadIgnoringLocalCacheData)
+        let own = URLSessionConfiguration.default
+        own.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        #expect(URLSessionTransport(sessionConfiguration: own).sessionConfiguration.urlCache != nil)
+    }
 
     @Test func uploadProgressArrivesInOrderAndReachesTheTotal() async throws {
         try await withServer { server in
