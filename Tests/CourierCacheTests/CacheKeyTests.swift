@@ -2,6 +2,9 @@ import Courier
 import CourierCache
 import CourierTestSupport
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 @Suite struct CacheKeyTests {
@@ -140,12 +143,48 @@ import Testing
 
                 let files = try directory.cacheFiles.map { try Data(contentsOf: $0) }
                 #expect(!files.isEmpty)
+                // Nor the plain SHA-256 of a value, which a copy of the files
+                // could test guesses against.
+                let guessable = ["Bearer vary-token", "session=vary-cookie", "session=other-cookie"].map {
+                    SHA256.hex(Data($0.utf8))
+                }
                 for file in files {
                     let text = String(decoding: file, as: UTF8.self)
                     #expect(!text.contains("vary-token"))
                     #expect(!text.contains("vary-cookie") && !text.contains("other-cookie"))
+                    #expect(guessable.allSatisfy { !text.contains($0) })
                 }
             }
+        }
+    }
+
+    /// `Vary: Cookie` on a request without a `Cookie` field: the transport
+    /// may add cookies from its own store after the plugins ran (URLSession
+    /// does), so the answer is not stored, or it would be served whatever
+    /// cookies the next call carries. A request that says it handles no
+    /// cookies has all its cookies in sight, and is cached.
+    @Test func aVaryOnCookiesThePluginCannotSeeIsNotStored() async throws {
+        try await withServer { server in
+            installCounter(on: server, path: "/by-cookie", headers: [("Vary", "Cookie")])
+            let target = CachedTarget(server, path: "/by-cookie", strategy: .cacheIfPossible)
+            let unseen = Provider<CachedTarget>(plugins: [CachePlugin()])
+            let first = try await unseen.request(target).text
+            let second = try await unseen.request(target).text
+            #expect([first, second] == ["response 1", "response 2"])
+
+            let withoutCookies = Provider<CachedTarget>(plugins: [CookiesOff(), CachePlugin()])
+            let third = try await withoutCookies.request(target).text
+            let fourth = try await withoutCookies.request(target).text
+            #expect([third, fourth] == ["response 3", "response 3"])
+        }
+    }
+
+    /// Tells the transport to add no cookies of its own.
+    private struct CookiesOff: Plugin {
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+            var request = request
+            request.httpShouldHandleCookies = false
+            return request
         }
     }
 

@@ -32,6 +32,16 @@ struct TemporaryDirectory {
     }
 
     /// The cache files in the directory.
+    /// The key of the store's keyed hashes, from its key file.
+    var cacheSecret: Data {
+        get throws { try Data(contentsOf: url.appendingPathComponent(".courier-cache-key")) }
+    }
+
+    /// The name of the file of `key` in a store on this directory.
+    func cacheFileName(ofKey key: String) throws -> String {
+        SHA256.hmacHex(key: try cacheSecret, message: Data(key.utf8)) + ".courier-cache"
+    }
+
     var cacheFiles: [URL] {
         let files = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
         return files.filter { $0.pathExtension == "courier-cache" }

@@ -16,13 +16,85 @@ import Testing
         }
     }
 
-    @Test func namesFilesByTheSHA256OfTheKey() async throws {
+    /// The file name is a keyed hash of the key, under a random key of the
+    /// store's kept owner-only beside the entries: neither the name nor the
+    /// file holds the key's plain SHA-256, nor the plain SHA-256 of the
+    /// `Authorization` value, which would let a copy of the files test
+    /// guesses of a password offline.
+    @Test func namesFilesByAKeyedHashOfTheKey() async throws {
         try await withTemporaryDirectory { directory in
             let cache = try DiskResponseCache(directory: directory.url)
-            cache.store(makeEntry("GET https://example.com/a?b=c", body: Data("x".utf8)), forKey: "GET https://example.com/a?b=c")
-            let expected = SHA256.hex(Data("GET https://example.com/a?b=c".utf8)) + ".courier-cache"
+            let credential = "Basic " + Data("alice:hunter2".utf8).base64EncodedString()
+            let url = try #require(URL(string: "https://example.com/a?b=c"))
+            let target = TestTarget(url)
+            var request = URLRequest(url: url)
+            request.setValue(credential, forHTTPHeaderField: "Authorization")
+            let key = try #require(CacheKey.make(for: request, target: target, fingerprint: cache.fingerprint(of:)))
+            cache.store(makeEntry(key.base, body: Data("x".utf8)), forKey: key.base)
+
+            let expected = try directory.cacheFileName(ofKey: key.base)
             #expect(directory.cacheFiles.map(\.lastPathComponent) == [expected])
-            #expect(cache.fileURL(forKey: "GET https://example.com/a?b=c").lastPathComponent == expected)
+            #expect(cache.fileURL(forKey: key.base).lastPathComponent == expected)
+            let secretFile = directory.url.appendingPathComponent(".courier-cache-key")
+            #expect(try directory.cacheSecret.count == 32)
+            #expect(try FileManager.default.attributesOfItem(atPath: secretFile.path)[.posixPermissions] as? Int == 0o600)
+
+            let plainKey = try #require(CacheKey.make(for: request, target: target))
+            let guessable = [SHA256.hex(Data(key.base.utf8)), SHA256.hex(Data(plainKey.base.utf8)),
+                             SHA256.hex(Data(credential.utf8))]
+            let file = try Data(contentsOf: cache.fileURL(forKey: key.base))
+            for digest in guessable {
+                #expect(!expected.contains(digest))
+                #expect(file.range(of: Data(digest.utf8)) == nil)
+                #expect(!key.base.contains(digest))
+            }
+        }
+    }
+
+    /// Stores on two directories hash the same key differently; a store
+    /// reopened on the same directory keeps its key, so its entries stay.
+    @Test func eachDirectoryHasItsOwnKeyAndKeepsIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let one = try DiskResponseCache(directory: directory.url.appendingPathComponent("one"))
+            let two = try DiskResponseCache(directory: directory.url.appendingPathComponent("two"))
+            #expect(one.fileURL(forKey: "k").lastPathComponent != two.fileURL(forKey: "k").lastPathComponent)
+            #expect(one.fingerprint(of: Data("v".utf8)) != two.fingerprint(of: Data("v".utf8)))
+            let again = try DiskResponseCache(directory: directory.url.appendingPathComponent("one"))
+            #expect(again.fileURL(forKey: "k").lastPathComponent == one.fileURL(forKey: "k").lastPathComponent)
+        }
+    }
+
+    /// A key file others may read, one that is a link, or one of the wrong
+    /// size is not trusted: the store makes a new key (the old entries are
+    /// never found again) and never reads through the link.
+    @Test(arguments: ["readable", "link", "short"])
+    func aKeyFileThatCannotBeTrustedIsReplaced(kind: String) async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let secretFile = directory.url.appendingPathComponent(".courier-cache-key")
+            let planted = Data(repeating: 7, count: 32)
+            let elsewhere = directory.url.appendingPathComponent("elsewhere")
+            switch kind {
+            case "readable":
+                try planted.write(to: secretFile)
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secretFile.path)
+            case "link":
+                try planted.write(to: elsewhere)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: elsewhere.path)
+                try FileManager.default.createSymbolicLink(at: secretFile, withDestinationURL: elsewhere)
+            default:
+                try Data(repeating: 7, count: 8).write(to: secretFile)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
+            }
+            let cache = try DiskResponseCache(directory: directory.url)
+            let plantedName = SHA256.hmacHex(key: planted, message: Data("k".utf8)) + ".courier-cache"
+            #expect(cache.fileURL(forKey: "k").lastPathComponent != plantedName)
+            let values = try secretFile.resourceValues(forKeys: [.isSymbolicLinkKey])
+            #expect(values.isSymbolicLink == false)
+            #expect(try directory.cacheSecret.count == 32)
+            #expect(try FileManager.default.attributesOfItem(atPath: secretFile.path)[.posixPermissions] as? Int == 0o600)
+            if kind == "link" { #expect(try Data(contentsOf: elsewhere) == planted) }
         }
     }
 
@@ -38,17 +110,18 @@ import Testing
         }
     }
 
-    /// FIPS 180-4 known answers: the file name is the key's SHA-256.
-    @Test(arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-    ])
-    func fileNamesAreTheSHA256OfKnownAnswers(key: String, digest: String) async throws {
+    /// RFC 4231's known answer (test case 1): with a key file planted in the
+    /// directory, the file name is the key's HMAC-SHA256 under it.
+    @Test func fileNamesAreTheHMACOfAKnownAnswer() async throws {
         try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let secretFile = directory.url.appendingPathComponent(".courier-cache-key")
+            try Data(repeating: 0x0b, count: 20).write(to: secretFile)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
             let cache = try DiskResponseCache(directory: directory.url)
-            #expect(cache.fileURL(forKey: key).lastPathComponent == digest + ".courier-cache")
+            #expect(cache.fileURL(forKey: "Hi There").lastPathComponent
+                == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7.courier-cache")
         }
     }
 

@@ -18,6 +18,22 @@ public struct SHA256: Sendable {
         return hasher.finalizeHex()
     }
 
+    /// The hex HMAC-SHA256 (RFC 2104) of `message` under `key` (at most 64
+    /// bytes).
+    public static func hmacHex(key: Data, message: Data) -> String {
+        let block = [UInt8](key) + [UInt8](repeating: 0, count: 64 - key.count)
+        var inner = SHA256()
+        inner.update(Data(block.map { $0 ^ 0x36 }) + message)
+        let innerHex = inner.finalizeHex()
+        let innerBytes = stride(from: 0, to: 64, by: 2).map { offset -> UInt8 in
+            let start = innerHex.index(innerHex.startIndex, offsetBy: offset)
+            return UInt8(innerHex[start..<innerHex.index(start, offsetBy: 2)], radix: 16) ?? 0
+        }
+        var outer = SHA256()
+        outer.update(Data(block.map { $0 ^ 0x5c }) + Data(innerBytes))
+        return outer.finalizeHex()
+    }
+
     /// The hex digest of a file's contents, read in chunks.
     public static func hex(fileAt url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)

@@ -56,6 +56,36 @@ struct SHA256Digest: Hashable, Sendable {
         self = string.withUTF8 { SHA256Digest(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The HMAC-SHA256 (RFC 2104) of `message` under `key`: a digest no one
+    /// can compute, and so no one can test a guess against, without the key.
+    init(authenticating message: UnsafeRawBufferPointer, with key: HMACKey) {
+        let inner = [UInt8](unsafeUninitializedCapacity: 64 + message.count) { buffer, count in
+            for index in 0..<64 { buffer[index] = key.block[index] ^ 0x36 }
+            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[64...])).copyMemory(from: message)
+            count = 64 + message.count
+        }
+        let innerDigest = inner.withUnsafeBytes { SHA256Digest($0) }
+        let outer = [UInt8](unsafeUninitializedCapacity: 96) { buffer, count in
+            for index in 0..<64 { buffer[index] = key.block[index] ^ 0x5c }
+            innerDigest.writeBytes(to: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[64...])))
+            count = 96
+        }
+        self = outer.withUnsafeBytes { SHA256Digest($0) }
+    }
+
+    /// The HMAC-SHA256 of a string's UTF-8 bytes under `key`.
+    init(authenticating string: String, with key: HMACKey) {
+        var string = string
+        self = string.withUTF8 { SHA256Digest(authenticating: UnsafeRawBufferPointer($0), with: key) }
+    }
+
+    /// Writes the digest's 32 bytes to the start of `buffer`.
+    func writeBytes(to buffer: UnsafeMutableRawBufferPointer) {
+        for (position, word) in [words.0, words.1, words.2, words.3].enumerated() {
+            buffer.storeBytes(of: word.bigEndian, toByteOffset: position * 8, as: UInt64.self)
+        }
+    }
+
     /// The digest whose lower-case hex form is `hex` (64 digits), or `nil`
     /// for anything else.
     init?(hex: UnsafeRawBufferPointer) {
@@ -194,4 +224,18 @@ struct SHA256Digest: Hashable, Sendable {
         0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
+}
+
+/// A key for HMAC-SHA256 (`SHA256Digest(authenticating:with:)`):
+/// up to 64 bytes, zero-padded to SHA-256's block.
+struct HMACKey: Sendable {
+    /// The key padded to 64 bytes.
+    let block: [UInt8]
+
+    /// A key of `bytes`: at most 64 of them (a longer key would have to be
+    /// hashed first, which no caller here needs).
+    init(_ bytes: some Collection<UInt8>) {
+        precondition(bytes.count <= 64, "an HMAC key of more than 64 bytes")
+        block = Array(bytes) + [UInt8](repeating: 0, count: 64 - bytes.count)
+    }
 }

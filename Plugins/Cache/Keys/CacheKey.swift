@@ -5,11 +5,13 @@ import FoundationNetworking
 #endif
 
 /// The key of a request's cache entry: the method, the whole URL with its
-/// query, the SHA-256 of the body (for methods other than GET and HEAD), the
-/// SHA-256 of each identity header field (`Authorization` by default, so two
+/// query, the digest of the body (for methods other than GET and HEAD), the
+/// digest of each identity header field (`Authorization` by default, so two
 /// users never share an entry and no token is written to disk), the target's
-/// extras, and — for responses with `Vary` — the SHA-256 of the values of
-/// the request header fields it names.
+/// extras, and — for responses with `Vary` — the digests of the values of
+/// the request header fields it names. The digests are the store's
+/// ``ResponseCaching/fingerprint(of:)``: SHA-256 by default, keyed for a
+/// store on disk.
 ///
 /// Two requests that differ in any of these never share an entry.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
@@ -24,13 +26,17 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     ///     its own key.
     ///   - identityHeaderFields: Request header fields whose values (hashed)
     ///     are part of the key.
+    ///   - fingerprint: The digest of a secret value (the store's
+    ///     ``ResponseCaching/fingerprint(of:)``); SHA-256 when not given.
     /// - Returns: The key, or `nil` when the request has a streamed body that
     ///   cannot be fingerprinted.
     public static func make(
         for request: URLRequest,
         target: any TargetType,
-        identityHeaderFields: [String] = ["Authorization"]
+        identityHeaderFields: [String] = ["Authorization"],
+        fingerprint: ((Data) -> String)? = nil
     ) -> CacheKey? {
+        let fingerprint = fingerprint ?? { SHA256Digest.hex($0) }
         let cacheable = target as? any CacheableTarget
         let method = request.httpMethod ?? "GET"
         var parts: [String]
@@ -40,12 +46,12 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             parts = [method, request.url?.absoluteString ?? ""]
             if method != "GET" && method != "HEAD" {
                 guard request.httpBodyStream == nil else { return nil }
-                parts.append("body-sha256=" + SHA256Digest.hex(request.httpBody ?? Data()))
+                parts.append("body-sha256=" + fingerprint(request.httpBody ?? Data()))
             }
         }
         for field in identityHeaderFields.map({ $0.lowercased() }).sorted() {
             if let value = request.value(forHTTPHeaderField: field) {
-                parts.append("\(field)-sha256=" + SHA256Digest.hex(value))
+                parts.append("\(field)-sha256=" + fingerprint(Data(value.utf8)))
             }
         }
         parts.append(contentsOf: cacheable?.cacheKeyExtras ?? [])
@@ -63,15 +69,18 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// The key as text (the base key).
     public var description: String { base }
 
-    /// The SHA-256 (hex) of the values in `request` of the header fields
-    /// `names`, by lower-cased name; an absent field counts as empty.
+    /// The digests (`fingerprint`, hex) of the values in `request` of the
+    /// header fields `names`, by lower-cased name; an absent field counts as
+    /// empty.
     ///
     /// Only digests are kept and compared: a response that varies on
     /// `Authorization` or `Cookie` must not put the token into a cache file.
-    static func varyValues(named names: some Sequence<String>, in request: URLRequest) -> [String: String] {
+    static func varyValues(
+        named names: some Sequence<String>, in request: URLRequest, fingerprint: (Data) -> String
+    ) -> [String: String] {
         var values: [String: String] = [:]
         for name in names {
-            values[name.lowercased()] = SHA256Digest.hex(request.value(forHTTPHeaderField: name) ?? "")
+            values[name.lowercased()] = fingerprint(Data((request.value(forHTTPHeaderField: name) ?? "").utf8))
         }
         return values
     }

@@ -34,7 +34,11 @@ import FoundationNetworking
 /// reaches the network. A response a redirect reached at another origin is
 /// returned but never stored. `Set-Cookie` is never stored,
 /// and `Authorization` counts only as a hash in the key (see
-/// `Configuration/identityHeaderFields`).
+/// `Configuration/identityHeaderFields`; a disk store keys that hash, see
+/// ``ResponseCaching/fingerprint(of:)``). A response with `Vary: Cookie` is
+/// stored only when the request's `Cookie` field is all there is to know:
+/// the request has one, or says `httpShouldHandleCookies = false` (otherwise
+/// the transport may add cookies from its own store after the plugins ran).
 public final class CachePlugin: Plugin {
     /// Where entries are kept.
     public let storage: any ResponseCaching
@@ -135,7 +139,8 @@ public final class CachePlugin: Plugin {
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method == "HEAD" || target?.cachesRequestsWithBody == true,
               let key = CacheKey.make(for: request, target: context.target,
-                                       identityHeaderFields: configuration.identityHeaderFields) else { return nil }
+                                       identityHeaderFields: configuration.identityHeaderFields,
+                                       fingerprint: storage.fingerprint(of:)) else { return nil }
         return Plan(
             request: request,
             context: context,
@@ -156,7 +161,7 @@ public final class CachePlugin: Plugin {
     /// The entry for `key` whose `Vary` values match `request`.
     func lookup(_ key: CacheKey, request: URLRequest) -> CachedResponse? {
         guard let first = unexpiredEntry(forKey: key.base) else { return nil }
-        let values = CacheKey.varyValues(named: first.varyValues.keys, in: request)
+        let values = CacheKey.varyValues(named: first.varyValues.keys, in: request, fingerprint: storage.fingerprint(of:))
         if values == first.varyValues { return first }
         guard let variant = unexpiredEntry(forKey: key.varied(by: values)), variant.varyValues == values else {
             return nil
@@ -191,7 +196,8 @@ public final class CachePlugin: Plugin {
     private func evict(_ key: CacheKey, request: URLRequest) {
         if let base = storage.entry(forKey: key.base), !base.varyValues.isEmpty {
             storage.removeEntry(forKey: key.varied(by: base.varyValues))
-            storage.removeEntry(forKey: key.varied(by: CacheKey.varyValues(named: base.varyValues.keys, in: request)))
+            storage.removeEntry(forKey: key.varied(by: CacheKey.varyValues(named: base.varyValues.keys, in: request,
+                                                                               fingerprint: storage.fingerprint(of:))))
         }
         storage.removeEntry(forKey: key.base)
     }
@@ -209,14 +215,19 @@ public final class CachePlugin: Plugin {
             return
         }
         let varyNames = CacheKey.varyNames(response.value(forHTTPHeaderField: "Vary"))
-        guard !varyNames.contains("*") else {
+        // Vary: Cookie on a request without a Cookie field the plugin can
+        // see: the transport may add cookies from its own store after the
+        // plugins ran (URLSession does), so the entry's identity is unknown.
+        let unseenCookies = varyNames.contains("cookie") && plan.request.value(forHTTPHeaderField: "Cookie") == nil
+            && plan.request.httpShouldHandleCookies
+        guard !varyNames.contains("*"), !unseenCookies else {
             // Uncacheable now: an older answer must not outlive it.
             evict(plan.key, request: plan.request)
             return
         }
         var entry = CachedResponse(
             response: response, key: plan.key.base, storedAt: configuration.clock(), expiresAt: nil,
-            varyValues: CacheKey.varyValues(named: varyNames, in: plan.request)
+            varyValues: CacheKey.varyValues(named: varyNames, in: plan.request, fingerprint: storage.fingerprint(of:))
         )
         entry.expiresAt = expiry(of: entry, plan: plan)
         write(entry, key: plan.key)

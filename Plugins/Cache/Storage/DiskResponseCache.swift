@@ -12,9 +12,13 @@ import Darwin
 /// so they survive the process: a new store (or a new provider) on the same
 /// directory serves what an earlier one stored. Thread-safe.
 ///
-/// - File names are the SHA-256 of the key, and a file holds that hash in
-///   place of the key and the URL without its query, so no key, query or
-///   token reaches the disk in clear.
+/// - File names are a keyed hash of the key (HMAC-SHA256 under a random key
+///   the store keeps owner-only in the directory, `.courier-cache-key`), and a
+///   file holds that hash in place of the key and the URL without its query,
+///   so no key, query or token reaches the disk in clear, and a copy of the
+///   files without the key file cannot be used to test guesses of a password
+///   or a query offline. The digests of `Authorization` and of the values a
+///   response varies on are keyed the same way (``fingerprint(of:)``).
 /// - The directory must belong to the user and not be a symbolic link; one
 ///   that others may read or write is made owner-only (0700). Entries are
 ///   opened without following links, and anything but a regular file of the
@@ -85,6 +89,8 @@ public final class DiskResponseCache: ResponseCaching {
     // by the digest that names each file: 32 bytes compared word by word,
     // where the file name would be 78 characters hashed and compared.
     private let index = Locked(LRUIndex<SHA256Digest, Void>())
+    /// The key of the keyed hashes, read from the directory's key file.
+    private let secret: HMACKey
 
     /// Opens (and creates, if needed) a disk store in `directory`.
     /// - Parameters:
@@ -106,6 +112,7 @@ public final class DiskResponseCache: ResponseCaching {
             if let reason = Self.distrust(directory) {
                 throw CachePlugin.Failure.untrustedDirectory(directory, reason: reason)
             }
+            secret = try Self.secret(in: directory)
             files = try FileManager.default.contentsOfDirectory(
                 at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
             )
@@ -119,7 +126,12 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// The file that holds (or would hold) the entry for `key`.
     public func fileURL(forKey key: String) -> URL {
-        fileURL(SHA256Digest(key))
+        fileURL(digest(key))
+    }
+
+    /// The keyed hash that names the file of `key`.
+    private func digest(_ key: String) -> SHA256Digest {
+        SHA256Digest(authenticating: key, with: secret)
     }
 
     /// The file of the key whose digest is `digest`.
@@ -149,7 +161,7 @@ public final class DiskResponseCache: ResponseCaching {
     /// The entry for `key`, read from its file; a file that is expired, corrupt,
     /// truncated or foreign is removed and counts as a miss.
     public func entry(forKey key: String) -> CachedResponse? {
-        let digest = SHA256Digest(key)
+        let digest = digest(key)
         let path = path(digest)
         return index.withLock { index in
             let data: [UInt8]
@@ -192,7 +204,7 @@ public final class DiskResponseCache: ResponseCaching {
         // On disk, the key only as its hash and the URL without its query:
         // neither may hold a token in clear. A hit is rebuilt with the
         // request's own URL.
-        let digest = SHA256Digest(key)
+        let digest = digest(key)
         var stored = entry
         stored.key = Self.storedKey(digest)
         stored.url = entry.url.flatMap(NetworkError.withoutSecrets)
@@ -211,7 +223,7 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// Removes the entry for `key`, file and all.
     public func removeEntry(forKey key: String) {
-        let digest = SHA256Digest(key)
+        let digest = digest(key)
         let path = path(digest)
         index.withLock { index in
             unlink(path)
@@ -229,6 +241,13 @@ public final class DiskResponseCache: ResponseCaching {
             }
             index.removeAll()
         }
+    }
+
+    /// The HMAC-SHA256 of `value` under the store's key, in hex: what
+    /// ``CachePlugin`` puts in keys and entries in place of an `Authorization`
+    /// value, a request body or a value a response varies on.
+    public func fingerprint(of value: Data) -> String {
+        value.withUnsafeBytes { SHA256Digest(authenticating: $0, with: secret) }.hex
     }
 
     // MARK: - Files
@@ -347,6 +366,50 @@ public final class DiskResponseCache: ResponseCaching {
         return nil
     }
 
+    static let secretFileName = ".courier-cache-key"
+
+    /// The directory's hashing key: read from its key file, or made (32
+    /// random bytes) when there is none. A key file that is not a regular,
+    /// owner-only file of this user's holding 16 to 64 bytes is replaced by a
+    /// new one, so entries hashed under it are never found again (they are
+    /// trimmed in time).
+    /// - Throws: ``CachePlugin/Failure/directoryUnavailable(_:_:)`` when no
+    ///   key can be read or written.
+    private static func secret(in directory: URL) throws(CachePlugin.Failure) -> HMACKey {
+        let path = directory.appendingPathComponent(secretFileName).path
+        if case .read(let bytes) = readEntryFile(atPath: path, owner: geteuid(), limit: 64, privateOnly: true),
+           (16...64).contains(bytes.count) {
+            return HMACKey(bytes)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let temporary = directory.appendingPathComponent(".\(UUID().uuidString)").appendingPathExtension(temporaryExtension)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .directoryUnavailable(directory, POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+        }
+        defer { unlink(temporary.path) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: bytes)
+            try handle.close()
+        } catch {
+            throw .directoryUnavailable(directory, error)
+        }
+        // A new directory: link fails if another process made the key first,
+        // and then its key is the one to use. A bad key file: replaced.
+        if link(temporary.path, path) != 0 {
+            if case .read(let theirs) = readEntryFile(atPath: path, owner: geteuid(), limit: 64, privateOnly: true),
+               (16...64).contains(theirs.count) {
+                return HMACKey(theirs)
+            }
+            guard rename(temporary.path, path) == 0 else {
+                throw .directoryUnavailable(directory, POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+            }
+        }
+        return HMACKey(bytes)
+    }
+
     enum EntryFile {
         case missing
         case refused
@@ -354,14 +417,15 @@ public final class DiskResponseCache: ResponseCaching {
     }
 
     /// Reads an entry file without following links or blocking: only a
-    /// regular file of `owner`'s, no larger than `limit`, is read.
-    static func readEntryFile(atPath path: String, owner: uid_t, limit: Int) -> EntryFile {
+    /// regular file of `owner`'s, no larger than `limit` (and, when
+    /// `privateOnly`, that no one else may read or write), is read.
+    static func readEntryFile(atPath path: String, owner: uid_t, limit: Int, privateOnly: Bool = false) -> EntryFile {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .missing : .refused }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == owner,
-              info.st_size >= 0, info.st_size <= off_t(limit)
+              info.st_size >= 0, info.st_size <= off_t(limit), !privateOnly || info.st_mode & 0o077 == 0
         else { return .refused }
         let size = Int(info.st_size)
         var count = 0

@@ -32,6 +32,27 @@ public protocol ResponseCaching: Sendable {
 
     /// Removes every entry.
     func removeAll()
+
+    /// The digest, in hex, that ``CachePlugin`` puts in keys and entries in
+    /// place of a value that may be secret: an identity header field's value
+    /// (`Authorization`), a request body, a value a response varies on.
+    ///
+    /// The default is the value's SHA-256, enough for a store that never
+    /// leaves the process. A store whose contents others may read later gives
+    /// a keyed hash, so that its files or rows cannot be used to test guesses
+    /// of a password offline: ``DiskResponseCache`` uses HMAC-SHA256 under a
+    /// random key of its own. Equal values must give equal digests for the
+    /// store's whole life, across processes that share it.
+    /// - Parameter value: The secret's bytes.
+    /// - Returns: The digest in lower-case hex.
+    func fingerprint(of value: Data) -> String
+}
+
+extension ResponseCaching {
+    /// The SHA-256 of `value`, in lower-case hex.
+    public func fingerprint(of value: Data) -> String {
+        SHA256Digest.hex(value)
+    }
 }
 
 /// Tells a store what time it is. Inject a fixed or stepping clock in tests so

@@ -53,6 +53,12 @@ public final class TieredResponseCache: ResponseCaching {
         }
     }
 
+    /// The back store's digest: the one that lasts, and so the one whose
+    /// keys must stay the same after a restart.
+    public func fingerprint(of value: Data) -> String {
+        back.fingerprint(of: value)
+    }
+
     /// Removes every entry.
     public func removeAll() {
         lock.withLock { _ in
