@@ -194,6 +194,36 @@ import FoundationNetworking
         }
     }
 
+    /// The user signs out at the worst moment: after the refresh has
+    /// answered, the first time anything reads the store. A plugin that
+    /// checked the store and then saved would undo the sign-out with its save;
+    /// the check and the save are one step of the store's, so the sign-out
+    /// lands before it (and the refresh's answer is dropped) or after it (and
+    /// clears it). Either way the user stays signed out.
+    @Test(arguments: [false, true])
+    func aSignOutBetweenTheRefreshsAnswerAndItsSaveIsNotUndone(onFile: Bool) async throws {
+        try await withServer { server in
+            let api = TokenAPI(server, validToken: "never-sent")
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let inner: any CredentialStoring = onFile
+                ? FileCredentialStore(fileURL: directory.file("credential.json"))
+                : InMemoryCredentialStore()
+            try inner.save(Credential(accessToken: "expired", refreshToken: "r0", expiresIn: -1))
+            let store = SignsOutOnFirstRead(inner)
+            let plugin = AuthPlugin(store: store) { credential in
+                let renewed = try await api.refresh()(credential)
+                store.arm()
+                return renewed
+            }
+            let provider = Provider<SecureTarget>(plugins: [plugin])
+            _ = try? await provider.request(SecureTarget(baseURL: server.baseURL))
+            #expect(store.signedOut)
+            #expect(inner.credential == nil)
+            if onFile { #expect(!FileManager.default.fileExists(atPath: directory.file("credential.json").path)) }
+        }
+    }
+
     @Test func aCallersOwnAuthorizationIsNeverReplayedWithTheToken() async throws {
         try await withServer { server in
             let api = TokenAPI(server, validToken: "valid")
@@ -217,5 +247,39 @@ extension AuthHardeningTests {
         #expect(failure.description.contains("inf seconds"))
         #expect(AuthPlugin.Failure.refreshLimitExceeded(refreshes: 5, seconds: configuration.refreshWindow).description
             .contains("1000000000 seconds"))
+    }
+}
+
+/// A store that signs the user out the first time it is read once armed:
+/// the moment between a plugin's check of the store and its save.
+private final class SignsOutOnFirstRead: CredentialStoring {
+    private let inner: any CredentialStoring
+    private let state = Mutex((armed: false, signedOut: false))
+
+    init(_ inner: any CredentialStoring) {
+        self.inner = inner
+    }
+
+    func arm() {
+        state.withLock { $0.armed = true }
+    }
+
+    var signedOut: Bool { state.withLock { $0.signedOut } }
+
+    var credential: Credential? {
+        let credential = inner.credential
+        let signsOut = state.withLock { state in
+            defer { state.armed = false }
+            if state.armed { state.signedOut = true }
+            return state.armed
+        }
+        if signsOut { try? inner.clear() }
+        return credential
+    }
+
+    func save(_ credential: Credential) throws { try inner.save(credential) }
+    func clear() throws { try inner.clear() }
+    func replaceCredential(holding accessToken: String?, with credential: Credential?) throws -> Bool {
+        try inner.replaceCredential(holding: accessToken, with: credential)
     }
 }

@@ -257,26 +257,26 @@ actor RefreshCoordinator {
     }
 
     /// Saves the new credential unless the user signed out (or in) while the
-    /// refresh ran: their choice wins over the refresh's answer.
+    /// refresh ran: their choice wins over the refresh's answer. The check
+    /// and the save are one step of the store's, so a sign-out cannot land
+    /// between them and be undone.
     private nonisolated func save(_ credential: Credential, replacing startedFrom: String?) -> Outcome {
-        let stored = store.credential
-        guard stored?.accessToken == startedFrom else {
-            return stored.map(Outcome.success) ?? .failure(.clearedDuringRefresh)
-        }
         do {
-            try store.save(credential)
+            guard try store.replaceCredential(holding: startedFrom, with: credential) else {
+                return store.credential.map(Outcome.success) ?? .failure(.clearedDuringRefresh)
+            }
         } catch {
-            // The new credential works whether or not the store kept it: the
-            // waiting requests use it, and the coordinator keeps it in memory
-            // until the store holds something else.
+            // The store still held what the refresh started from but could
+            // not be written. The new credential works whether or not the
+            // store kept it: the waiting requests use it, and the coordinator
+            // keeps it in memory until the store holds something else.
             configuration.onStoreFailure?(error)
         }
         return .success(credential)
     }
 
     private nonisolated func clear(ifStillHolding startedFrom: String?) {
-        guard store.credential?.accessToken == startedFrom else { return }
-        try? store.clear()
+        _ = try? store.replaceCredential(holding: startedFrom, with: nil)
     }
 
     private func finish(_ outcome: Outcome, startedFrom: String?) {

@@ -33,6 +33,34 @@ public protocol CredentialStoring: Sendable {
     /// Removes the stored credential.
     /// - Throws: ``CredentialStoreError`` when it cannot be removed.
     func clear() throws
+
+    /// Replaces the stored credential with `credential` (or removes it, for
+    /// `nil`) only while the store still holds the one whose access token is
+    /// `accessToken` (`nil`: holds none), in one step that no `save` or
+    /// `clear` can come between.
+    ///
+    /// ``AuthPlugin`` saves a refresh's answer this way, so a user who signs
+    /// out (or in) while a refresh runs is never undone by it. The default
+    /// implementation checks, then saves: a store that can do both under one
+    /// lock should implement this itself, as the shipped stores do.
+    /// - Parameters:
+    ///   - accessToken: The access token the store must still hold.
+    ///   - credential: What to store; `nil` removes the credential.
+    /// - Returns: `false`, changing nothing, when the store holds something
+    ///   else.
+    /// - Throws: ``CredentialStoreError`` when the store held `accessToken`
+    ///   but could not be written; it then still holds what it held.
+    func replaceCredential(holding accessToken: String?, with credential: Credential?) throws -> Bool
+}
+
+extension CredentialStoring {
+    /// Checks, then saves or clears: not one step. Implement it in a store
+    /// that can lock both together.
+    public func replaceCredential(holding accessToken: String?, with credential: Credential?) throws -> Bool {
+        guard self.credential?.accessToken == accessToken else { return false }
+        if let credential { try save(credential) } else { try clear() }
+        return true
+    }
 }
 
 // MARK: - The token API

@@ -57,12 +57,7 @@ public final class FileCredentialStore: CredentialStoring {
     /// - Throws: ``CredentialStoreError`` when it cannot be written; the file
     ///   and `credential` then still hold the previous one.
     public func save(_ credential: Credential) throws {
-        let data: Data
-        do {
-            data = try Self.encoder.encode(credential)
-        } catch {
-            throw CredentialStoreError.encodingFailed(reason: "\(type(of: error))")
-        }
+        let data = try Self.encoded(credential)
         try cached.withLock { cached in
             try AtomicFile.save(data, to: fileURL)
             cached = credential
@@ -74,10 +69,39 @@ public final class FileCredentialStore: CredentialStoring {
     ///   exists and cannot be removed.
     public func clear() throws {
         try cached.withLock { cached in
-            if unlink(fileURL.path) != 0, errno != ENOENT {
-                throw CredentialStoreError.removeFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
-            }
+            try remove()
             cached = nil
+        }
+    }
+
+    /// Writes `credential` (or, for `nil`, deletes the file) while the store
+    /// still holds the credential whose access token is `accessToken`, under
+    /// the lock `save` and `clear` take: a sign-out can come before or after,
+    /// never between the check and the write.
+    /// - Returns: `false`, changing nothing, when the store holds another.
+    /// - Throws: ``CredentialStoreError`` when the file cannot be written or
+    ///   removed; the store then still holds what it held.
+    public func replaceCredential(holding accessToken: String?, with credential: Credential?) throws -> Bool {
+        let data = try credential.map(Self.encoded)
+        return try cached.withLock { cached in
+            guard cached?.accessToken == accessToken else { return false }
+            if let data { try AtomicFile.save(data, to: fileURL) } else { try remove() }
+            cached = credential
+            return true
+        }
+    }
+
+    private func remove() throws {
+        if unlink(fileURL.path) != 0, errno != ENOENT {
+            throw CredentialStoreError.removeFailed(path: fileURL.path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    private static func encoded(_ credential: Credential) throws -> Data {
+        do {
+            return try encoder.encode(credential)
+        } catch {
+            throw CredentialStoreError.encodingFailed(reason: "\(type(of: error))")
         }
     }
 

@@ -32,4 +32,15 @@ public final class InMemoryCredentialStore: CredentialStoring {
     public func clear() {
         stored.withLock { $0 = nil }
     }
+
+    /// Replaces (or, for `nil`, removes) the credential while it is still the
+    /// one whose access token is `accessToken`, under one lock. Never throws.
+    /// - Returns: `false`, changing nothing, when the store holds another.
+    public func replaceCredential(holding accessToken: String?, with credential: Credential?) -> Bool {
+        stored.withLock { stored in
+            guard stored?.accessToken == accessToken else { return false }
+            stored = credential
+            return true
+        }
+    }
 }
