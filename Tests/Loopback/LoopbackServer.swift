@@ -56,6 +56,7 @@ public final class LoopbackServer: Sendable {
                 guard let context else {
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(CopiesInboundBuffers<HTTPServerRequestPart>())
                         return channel.eventLoop.makeSucceededFuture(Negotiated.http1_1(try Exchange(wrappingChannelSynchronously: channel)))
                     }
                 }
@@ -64,12 +65,16 @@ public final class LoopbackServer: Sendable {
                 }.flatMap {
                     channel.configureAsyncHTTPServerPipeline { http1 in
                         // The helper has put the HTTP/1.1 codec in place.
-                        http1.eventLoop.makeCompletedFuture { try Exchange(wrappingChannelSynchronously: http1) }
+                        http1.eventLoop.makeCompletedFuture {
+                            try http1.pipeline.syncOperations.addHandler(CopiesInboundBuffers<HTTPServerRequestPart>())
+                            return try Exchange(wrappingChannelSynchronously: http1)
+                        }
                     } http2ConnectionInitializer: { http2 in
                         http2.eventLoop.makeSucceededFuture(http2)
                     } http2StreamInitializer: { stream in
                         stream.eventLoop.makeCompletedFuture {
                             try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(CopiesInboundBuffers<HTTPServerRequestPart>())
                             return try Exchange(wrappingChannelSynchronously: stream)
                         }
                     }
