@@ -124,6 +124,44 @@ import Testing
         }
     }
 
+    /// End to end through a CONNECT proxy: the call's handshake, made in the
+    /// proxy's tunnel, is refused, and no diagnosis follows around the proxy
+    /// (its DNS, TCP and SNI would leave from this machine directly). The TLS
+    /// server sees only connections the proxy opened, and the error says why
+    /// the certificate was not named.
+    @Test func aCallThroughAProxyIsNotDiagnosedAroundIt() async throws {
+        let proxy = try await ConnectProxy.start()
+        do {
+            try await withTLSListener(of: .selfSigned) { port, _, accepted in
+                var configuration = HTTPClient.Configuration()
+                configuration.proxy = .server(host: "127.0.0.1", port: proxy.port)
+                configuration.redirectConfiguration = .disallow
+                // AsyncHTTPClient takes a refused handshake in a proxy's tunnel
+                // for a failed connection and tries again until its connect
+                // time-out (10 s by default, 15 tunnels here), then reports
+                // the handshake's error.
+                configuration.timeout.connect = .seconds(1)
+                let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+                let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+                let target = TestTarget(try #require(URL(string: "https://127.0.0.1:\(port)")))
+                let error = await failure(of: target, on: provider)
+                try await client.shutdown()
+                guard case .serverTrustFailed(let failure)? = error, case .handshakeFailed(let detail) = failure.reason else {
+                    Issue.record("expected serverTrustFailed(handshakeFailed), got \(String(describing: error))")
+                    return
+                }
+                #expect(detail.contains("not diagnosed further, since the client connects through a proxy"))
+                #expect(!proxy.tunnelTargets.isEmpty)
+                #expect(proxy.tunnelTargets.allSatisfy { $0 == "127.0.0.1:\(port)" })
+                #expect(accepted() == proxy.tunnelTargets.count, "every connection the server accepted came through the proxy")
+            }
+        } catch {
+            await proxy.shutdown()
+            throw error
+        }
+        await proxy.shutdown()
+    }
+
     /// The diagnosis of a TLS server presenting `certificate` (see
     /// ``withTLSListener(of:sendingIssuer:droppingConnections:stalling:recordingClientCertificates:_:)``),
     /// and how many connections it accepted. The diagnosis's handshakes have
