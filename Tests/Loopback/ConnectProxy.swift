@@ -18,32 +18,15 @@ public final class ConnectProxy: Sendable {
 
     /// Starts a proxy and returns once it accepts connections.
     public static func start() async throws -> ConnectProxy {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(CopiesInboundBuffers<ByteBuffer>())
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        guard let port = listener.channel.localAddress?.port else { throw LoopbackError.noPort }
-        return ConnectProxy(port: port, listener: listener)
+        ConnectProxy(listener: try await RawListener.bind())
     }
 
-    private init(port: Int, listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
-        self.port = port
-        self.listener = listener
+    private init(listener: RawListener) {
+        self.port = listener.port
+        self.listener = listener.channel
         let tunnels = Protected<[String]>([])
         self.tunnels = tunnels
-        self.serving = Task {
-            _ = try? await listener.executeThenClose { inbound in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await client in inbound {
-                        group.addTask { await Self.tunnel(client, recording: tunnels) }
-                    }
-                }
-            }
-        }
+        self.serving = listener.serveEach { client in await Self.tunnel(client, recording: tunnels) }
     }
 
     /// Closes the listener and waits for the open tunnels to end.
@@ -81,8 +64,10 @@ public final class ConnectProxy: Sendable {
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
-            try await clientOutbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"))
+            // Straight into executeThenClose: an async channel dropped unused
+            // (the client gone before the answer) is a fatal error in NIO.
             try await server.executeThenClose { serverInbound, serverOutbound in
+                try await clientOutbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // The server closing ends the tunnel: the client is closed too.
                     group.addTask { [channel = client.channel] in

@@ -42,35 +42,18 @@ public final class FaultyServer: Sendable {
 
     /// Starts a server and returns once it accepts connections.
     public static func start() async throws -> FaultyServer {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(CopiesInboundBuffers<ByteBuffer>())
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        guard let port = channel.channel.localAddress?.port else { throw LoopbackError.noPort }
-        return FaultyServer(port: port, channel: channel)
+        FaultyServer(listener: try await RawListener.bind())
     }
 
-    private init(port: Int, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
-        self.port = port
-        self.channel = channel
+    private init(listener: RawListener) {
+        self.port = listener.port
+        self.channel = listener.channel
         let connections = self.connections
-        self.serving = Task {
-            _ = try? await channel.executeThenClose { inbound in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in inbound {
-                        let id = ObjectIdentifier(connection.channel)
-                        connections.withLock { $0[id] = connection.channel }
-                        group.addTask {
-                            await Self.serve(connection)
-                            connections.withLock { _ = $0.removeValue(forKey: id) }
-                        }
-                    }
-                }
-            }
+        self.serving = listener.serveEach { connection in
+            let id = ObjectIdentifier(connection.channel)
+            connections.withLock { $0[id] = connection.channel }
+            await Self.serve(connection)
+            connections.withLock { _ = $0.removeValue(forKey: id) }
         }
     }
 
