@@ -65,7 +65,10 @@ func swiftBlocks() throws -> [ArticleBlock] {
 /// The normalised lines of every Swift file of this test target.
 let compiledSources: [[String]] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+    var files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+    // The migration article's port, compiled and run with the Moya
+    // compatibility tests.
+    files.append(folder.deletingLastPathComponent().appendingPathComponent("MoyaCompatibilityTests/MigrationGuideTests.swift"))
     return files.filter { $0.pathExtension == "swift" }.compactMap { url in
         (try? String(contentsOf: url, encoding: .utf8)).map { normalised($0) }
     }

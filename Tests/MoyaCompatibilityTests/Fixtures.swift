@@ -7,7 +7,7 @@ import FoundationNetworking
 #endif
 
 // What Moya's specs check and Courier deliberately does otherwise (each with
-// its reason in the README's "Migrating from Moya"): requestCompositeParameters
+// its reason in the "Migrating from Moya" article): requestCompositeParameters
 // with a query-string or default URL body encoding traps in Moya and fails with
 // an error here (2 examples); the Alamofire session and its
 // startRequestsImmediately (2); process before validation (the -1 status);

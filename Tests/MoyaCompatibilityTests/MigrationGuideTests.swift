@@ -1,6 +1,7 @@
-// The "after" half of the port in the README's "Migrating from Moya" section,
-// compiled and run here. The README shows exactly the lines between the two
-// markers; the last test checks that it still does.
+// The "after" half of the port in the migration article
+// (Core/Courier.docc/MigratingFromMoya.md), compiled and run here. The article
+// shows exactly the lines between the two markers; the last test checks that it
+// still does.
 
 // README: begin
 import Courier
@@ -64,13 +65,13 @@ func loadOrder(_ id: Int, token: String) async throws(NetworkError) -> Order {
 }
 // README: end
 
-@Test func theREADMEShowsThisFilesPort() throws {
+@Test func theMigrationArticleShowsThisFilesPort() throws {
     let here = URL(fileURLWithPath: #filePath)
     let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let article = try String(contentsOf: root.appendingPathComponent("Core/Courier.docc/MigratingFromMoya.md"), encoding: .utf8)
     let source = try String(contentsOf: here, encoding: .utf8)
     let begin = try #require(source.range(of: "// README: begin\n"))
     let end = try #require(source.range(of: "// README: end\n", range: begin.upperBound..<source.endIndex))
     let port = String(source[begin.upperBound..<end.lowerBound])
-    #expect(readme.contains("```swift\n" + port + "```\n"))
+    #expect(article.contains("```swift\n" + port + "```\n"))
 }
