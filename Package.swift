@@ -256,6 +256,8 @@ let testedModules = [
 ]
 // What a module's tests need beyond the module and the test support.
 let extraTestDependencies: [String: [Target.Dependency]] = [
+    // A transport that leaves bodies encoded, for streamed decoding.
+    "CourierGzip": ["CourierAsyncHTTPClient"],
     "CourierOpenAPI": [
         "GreetingsAPI", "CourierAuth", "CourierRetry", "CourierCache", "CourierAsyncHTTPClient",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),

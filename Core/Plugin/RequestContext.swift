@@ -34,7 +34,10 @@ public struct RequestContext: Sendable {
     public let isStreamed: Bool
     /// The transmissions so far, the events and the handlers waiting for a
     /// streamed body's end, in one lock (one allocation per call).
-    private let progress: Locked<(attempts: Int, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void])>
+    private let progress: Locked<(
+        attempts: Int, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void],
+        decoders: [any StreamedBodyDecoder]
+    )>
     /// Per plugin, the hooks the pipeline skips because they are the
     /// protocol's defaults (see ``PluginHookLedger``).
     let hookDefaults: [PluginHooks]
@@ -70,7 +73,7 @@ public struct RequestContext: Sendable {
         self.isDownload = isDownload
         self.isFileUpload = isFileUpload
         self.isStreamed = isStreamed
-        self.progress = Locked((attempts: 0, events: [], streamEnd: []))
+        self.progress = Locked((attempts: 0, events: [], streamEnd: [], decoders: []))
     }
 
     /// How many times the request has been handed to the transport (or the
@@ -108,6 +111,33 @@ public struct RequestContext: Sendable {
     public func onStreamEnd(_ handler: @escaping @Sendable (StreamSummary) -> Void) {
         progress.withLock { $0.streamEnd.append(handler) }
     }
+
+    /// Decodes a streamed call's body with `decoder` as the caller reads it:
+    /// how a plugin undoes a `Content-Encoding` on a stream (the gzip plugin
+    /// does). Register it in `process`, when the head the caller gets is
+    /// known, and return that head with the header fields that described the
+    /// encoded body (`Content-Encoding`, `Content-Length`) removed. Decoders
+    /// run in the order they were registered. For calls that are not
+    /// streamed it does nothing.
+    ///
+    /// The stream's byte limit (``StreamOptions/maximumBytes``) counts the
+    /// bytes that arrived; what they decode to is the decoder's to bound.
+    ///
+    /// ```swift
+    /// func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
+    ///     guard context.isStreamed, case .success(let head) = result,
+    ///           head.value(forHTTPHeaderField: "Content-Encoding") == "x-reversed" else { return result }
+    ///     context.decodeStream(with: Reversing())
+    ///     return .success(head.replacing(response: withoutEncodingFields(head.response)))
+    /// }
+    /// ```
+    public func decodeStream(with decoder: any StreamedBodyDecoder) {
+        guard isStreamed else { return }
+        progress.withLock { $0.decoders.append(decoder) }
+    }
+
+    /// The decoders registered with ``decodeStream(with:)``, in order.
+    var streamDecoders: [any StreamedBodyDecoder] { progress.current.decoders }
 
     /// Tells the handlers of ``onStreamEnd(_:)`` how the body ended.
     func streamEnded(_ summary: StreamSummary) {

@@ -29,6 +29,11 @@ final class StreamedBody: Sendable {
         var elements = 0
         /// Whether the plugins have been told how it ended.
         var finished = false
+        /// The plugins' decoders (``RequestContext/decodeStream(with:)``),
+        /// taken at the first read; `nil` before it.
+        var decoders: [any StreamedBodyDecoder]?
+        /// Whether the decoders have been told the body ended.
+        var decodersFinished = false
     }
 
     private let state: Locked<State>
@@ -72,13 +77,71 @@ final class StreamedBody: Sendable {
         stop()
     }
 
-    /// The next chunk, or `nil` at the end (and for every read after it).
+    /// The next chunk, decoded by the plugins' decoders, or `nil` at the end
+    /// (and for every read after it).
     /// - Throws: ``NetworkError``: ``NetworkError/responseTooLarge(_:)`` past
     ///   the stream's limit, ``NetworkError/timedOut(_:)`` at the idle
     ///   time-out or the deadline, ``NetworkError/cancelled`` when the task
     ///   was cancelled, ``NetworkError/connectionLost(_:)`` when the body broke
-    ///   off.
+    ///   off; whatever a decoder threw.
     nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
+        while true {
+            guard let chunk = try await nextArrived() else {
+                let tail: Data
+                do {
+                    tail = try finishDecoding()
+                } catch {
+                    finish(.failed(error))
+                    throw error
+                }
+                finish(.finished)
+                return tail.isEmpty ? nil : tail
+            }
+            let decoded: Data
+            do {
+                decoded = try decode(chunk)
+            } catch {
+                stop(failing: error)
+                throw error
+            }
+            if !decoded.isEmpty { return decoded }
+        }
+    }
+
+    /// `chunk` through every decoder, in order.
+    private func decode(_ chunk: Data) throws(NetworkError) -> Data {
+        let decoders: [any StreamedBodyDecoder] = state.withLock { state in
+            if let decoders = state.decoders { return decoders }
+            let decoders = context?.streamDecoders ?? []
+            state.decoders = decoders
+            return decoders
+        }
+        var bytes = chunk
+        for decoder in decoders {
+            bytes = try decoder.decode(bytes)
+        }
+        return bytes
+    }
+
+    /// What the decoders held back, once the body has ended as it should
+    /// (not after it was stopped or failed, and only once).
+    private func finishDecoding() throws(NetworkError) -> Data {
+        let decoders: [any StreamedBodyDecoder] = state.withLock { state in
+            guard !state.finished, !state.decodersFinished else { return [] }
+            state.decodersFinished = true
+            if state.decoders == nil { state.decoders = context?.streamDecoders ?? [] }
+            return state.decoders ?? []
+        }
+        var tail = Data()
+        for decoder in decoders {
+            tail = try decoder.decode(tail)
+            tail.append(try decoder.finish())
+        }
+        return tail
+    }
+
+    /// The next chunk as the transport delivered it, or `nil` at the end.
+    private nonisolated(nonsending) func nextArrived() async throws(NetworkError) -> Data? {
         let taken: Data?? = state.withLock { state in
             switch state.phase {
             case .unread(.whole(let data)):
@@ -95,7 +158,6 @@ final class StreamedBody: Sendable {
             }
         }
         if let taken {
-            if taken == nil { finish(.finished) }
             return taken
         }
         guard case .reading(let stream) = state.current.phase else { return nil }
@@ -130,7 +192,6 @@ final class StreamedBody: Sendable {
                 finish(.failed(failure))
                 throw failure
             }
-            finish(.finished)
             return nil
         case .failure(let error):
             let failure = control?.failure(for: error) ?? error

@@ -18,6 +18,11 @@ import FoundationNetworking
 /// - Responses: a body with `Content-Encoding: gzip`, `x-gzip` or `deflate`
 ///   (zlib or raw) is decompressed, at most
 ///   `Configuration/maximumDecompressedSize` bytes, and the header removed.
+///   A streamed call's body (`Provider.stream`) is decompressed as the
+///   caller reads it, under the same limit; `Content-Encoding` and
+///   `Content-Length` leave its head. (A streamed call asks for `identity`
+///   unless its target names an `Accept-Encoding`, so this is for servers
+///   that compress anyway and targets that ask.)
 ///   `URLSessionTransport` decodes bodies itself and removes the header, so
 ///   nothing is ever decoded twice.
 public struct GzipPlugin: Plugin {
@@ -61,17 +66,19 @@ public struct GzipPlugin: Plugin {
     // MARK: - Responses
 
     /// Decompresses a successful response whose `Content-Encoding` is gzip or
-    /// deflate, and removes the header; other results, and streamed calls
-    /// (`RequestContext.isStreamed`), pass unchanged.
+    /// deflate, and removes the header; other results pass unchanged. For a
+    /// streamed call (`RequestContext.isStreamed`) it registers a decoder
+    /// that decompresses the body as the caller reads it.
     /// - Returns: The decoded response, or a `NetworkError/plugin(_:_:)`
     ///   failure wrapping `Failure/decompressionFailed(encoding:url:_:)`.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
-        // A streamed call's body is not here to decode: it asks for
-        // `identity`, and reaches the caller as the server sent it.
-        guard configuration.decompressesResponses, !context.isStreamed, case .success(let response) = result,
+        guard configuration.decompressesResponses, case .success(let response) = result,
               let header = response.value(forHTTPHeaderField: "Content-Encoding"),
               let encodings = Self.decodableEncodings(header)
         else { return result }
+        if context.isStreamed {
+            return .success(decodingStream(response, encodings: encodings, context: context))
+        }
         do {
             return .success(try decoded(response, encodings: encodings))
         } catch {
@@ -87,6 +94,18 @@ public struct GzipPlugin: Plugin {
             .filter { !$0.isEmpty && $0 != "identity" }
         guard !encodings.isEmpty, encodings.allSatisfy({ ["gzip", "x-gzip", "deflate"].contains($0) }) else { return nil }
         return encodings.reversed()
+    }
+
+    /// A streamed head whose body `context` decodes as it is read, with the
+    /// fields that described the encoded body removed. A body-less answer
+    /// (HEAD, 204, 304) describes the resource and is left as it is.
+    private func decodingStream(_ head: Response, encodings: [String], context: RequestContext) -> Response {
+        guard head.request?.httpMethod != "HEAD", head.statusCode != 204, head.statusCode != 304 else { return head }
+        context.decodeStream(with: StreamingDecompression(
+            encodings: encodings, limit: configuration.maximumDecompressedSize,
+            url: Self.describe(head.response?.url ?? head.request?.url)
+        ))
+        return head.replacing(response: Self.withoutEncoding(head.response, length: nil))
     }
 
     private func decoded(_ response: Response, encodings: [String]) throws(Failure) -> Response {
@@ -116,7 +135,9 @@ public struct GzipPlugin: Plugin {
         return components.string ?? "the server"
     }
 
-    private static func withoutEncoding(_ response: HTTPURLResponse?, length: Int) -> HTTPURLResponse? {
+    /// `response` without `Content-Encoding`, and with `length` as its
+    /// `Content-Length` (none when `nil`: a stream's length is not known).
+    private static func withoutEncoding(_ response: HTTPURLResponse?, length: Int?) -> HTTPURLResponse? {
         guard let response, let url = response.url else { return response }
         var fields: [String: String] = [:]
         for case let (name as String, value as String) in response.allHeaderFields {
@@ -124,7 +145,7 @@ public struct GzipPlugin: Plugin {
             if lowered == "content-encoding" || lowered == "content-length" { continue }
             fields[name] = value
         }
-        fields["Content-Length"] = String(length)
+        if let length { fields["Content-Length"] = String(length) }
         return HTTPURLResponse(url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: fields) ?? response
     }
 }
