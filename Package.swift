@@ -183,10 +183,12 @@ var targets: [Target] = [
     // the examples and the tests. Not a product, so no consumer builds it.
     // Optimised even in debug builds: it hashes and generates tens of megabytes
     // per test, which takes seconds unoptimised.
+    // The thread sanitizer's suppressions, read from the test binary itself.
+    .target(name: "CTSanDefaults", path: "Tests/TSanDefaults"),
     .target(
         name: "CourierLoopback",
         dependencies: nio + [
-            "CZlib",
+            "CZlib", "CTSanDefaults",
             .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: when("AsyncHTTPClient")),
         ],
         path: "Tests/Loopback",
