@@ -18,6 +18,19 @@ import FoundationNetworking
 ///     print(error) // a sentence that says what happened and what to do
 /// }
 /// ```
+///
+/// ## How the error evolves
+///
+/// The cases of `NetworkError` are fixed within a major version: a new case
+/// breaks every exhaustive `switch` a caller wrote, so one is added only in a
+/// new major version, and named in its release notes. A new kind of failure
+/// within a minor version arrives inside an existing case: as a new value of
+/// the reason types (``RedirectFailure``, ``TransferTimeout``,
+/// ``ResponseTooLarge/Limit``, ``DownloadFailure``,
+/// ``ServerTrustFailure/Reason``), or as a new error type carried by a case
+/// that holds `any Error` (``plugin(_:_:)`` carries each plugin's own). Those
+/// reason types do grow in minor versions: switch over them with a `default`.
+/// The test suite pins the cases, so none is added or removed by accident.
 public enum NetworkError: Error, Sendable {
     /// The request could not be built (an invalid URL, parameters that cannot
     /// be encoded, an `Encodable` that threw, a refused request). Nothing was

@@ -183,3 +183,48 @@ import Testing
         }
     }
 }
+
+/// The public cases of `NetworkError`, pinned: adding or removing one is a
+/// major version (see "How the error evolves" in its documentation). The
+/// switch has no `default`, so a new case fails to compile here, and the
+/// codes, which callers may have stored, must stay as they are.
+@Suite struct NetworkErrorCasesTests {
+    struct Reason: Error {}
+
+    static let everyCase: [NetworkError] = [
+        .requestBuildFailed(Reason()), .noConnection(Reason()), .serverUnreachable(Reason()), .timedOut(Reason()),
+        .connectionLost(Reason()), .cancelled, .statusCode(Response(statusCode: 500, data: Data())),
+        .mappingFailed(Response(statusCode: 200, data: Data()), Reason()), .authenticationFailed(Reason()),
+        .plugin("Plugin", Reason()), .redirectRefused(.tooManyRedirects(10)),
+        .responseTooLarge(ResponseTooLarge(limit: .memory, bytes: 1)), .downloadFailed(.destinationExists(path: "/x")),
+        .invalidResponse(Reason()), .serverTrustFailed(ServerTrustFailure(host: "h", reason: .selfSigned)),
+        .transport(Reason()),
+    ]
+
+    static func pinnedCode(_ error: NetworkError) -> Int {
+        switch error {
+        case .requestBuildFailed: 1
+        case .noConnection: 2
+        case .serverUnreachable: 3
+        case .timedOut: 4
+        case .connectionLost: 5
+        case .cancelled: 6
+        case .statusCode: 7
+        case .mappingFailed: 8
+        case .authenticationFailed: 9
+        case .plugin: 10
+        case .redirectRefused: 11
+        case .responseTooLarge: 12
+        case .downloadFailed: 13
+        case .invalidResponse: 14
+        case .transport: 15
+        case .serverTrustFailed: 16
+        }
+    }
+
+    @Test func theCasesAndTheirCodesArePinned() {
+        #expect(Self.everyCase.count == 16)
+        #expect(Self.everyCase.map(\.errorCode) == Self.everyCase.map(Self.pinnedCode))
+        #expect(Set(Self.everyCase.map(\.errorCode)) == Set(1...16))
+    }
+}
