@@ -20,18 +20,23 @@ struct PostgresBenchmark {
 
     func run() async throws -> [Row] {
         let fleet = try Self.fleetExecutable()
-        var server: Process?
+        var server: (process: Process, input: Pipe)?
         let database: String
         if let given = ProcessInfo.processInfo.environment["COURIER_BENCH_POSTGRES"] {
             database = given
         } else {
-            let (process, url) = try Self.serveDatabase(fleet)
-            server = process
-            database = url
+            let served = try Self.serveDatabase(fleet)
+            server = (served.process, served.input)
+            database = served.database
         }
+        // The server stops when its input closes. Not with `terminate()`: a
+        // child started from a Dispatch thread inherits that thread's blocked
+        // signals, SIGTERM among them.
         defer {
-            server?.terminate()
-            server?.waitUntilExit()
+            if let server {
+                try? server.input.fileHandleForWriting.close()
+                server.process.waitUntilExit()
+            }
         }
         log("  database: \(database)")
         var rows = try await cacheHit(database: database)
@@ -141,15 +146,17 @@ struct PostgresBenchmark {
         return URL(fileURLWithPath: found)
     }
 
-    /// Starts `Fleet --serve-database` and returns it with the connection
-    /// string it printed; it stops its server when its input closes.
-    private static func serveDatabase(_ fleet: URL) throws -> (Process, String) {
+    /// Starts `Fleet --serve-database` and returns it with its input and the
+    /// connection string it printed; it stops its server when its input
+    /// closes.
+    private static func serveDatabase(_ fleet: URL) throws -> (process: Process, input: Pipe, database: String) {
         let process = Process()
         process.executableURL = fleet
         process.arguments = ["--serve-database"]
         let output = Pipe()
+        let input = Pipe()
         process.standardOutput = output
-        process.standardInput = Pipe()
+        process.standardInput = input
         try process.run()
         var text = ""
         while !text.contains("\n") {
@@ -160,7 +167,7 @@ struct PostgresBenchmark {
         guard let line = text.split(separator: "\n").first, line.hasPrefix("database ") else {
             throw BenchFailure("Fleet --serve-database printed \(text)")
         }
-        return (process, String(line.dropFirst("database ".count)))
+        return (process, input, String(line.dropFirst("database ".count)))
     }
 
     private static func run(_ executable: URL, _ arguments: [String]) throws -> String {
