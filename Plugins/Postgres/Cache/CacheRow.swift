@@ -114,14 +114,18 @@ struct CacheRow: Sendable {
         )
     }
 
-    /// Deletes expired rows, then the least recently used ones past `limit`
-    /// bytes.
+    /// Deletes expired rows and the least recently used ones past `limit`
+    /// bytes, in one statement: a running total of the sizes of the rows
+    /// that have not expired, most recently used first, and every row whose
+    /// total passes the limit goes. Expired rows do not count towards the
+    /// total, so a row that is going anyway never pushes a live one out.
     static func trim(toSize limit: Int, now: Double, client: PostgresClient, logger: Logger) async throws {
         try await client.query(
             """
             DELETE FROM courier_cache WHERE (expires_at IS NOT NULL AND expires_at <= \(now)) OR key_digest IN (
                 SELECT key_digest FROM (
                     SELECT key_digest, sum(size) OVER (ORDER BY used_at DESC, key_digest) AS running FROM courier_cache
+                    WHERE expires_at IS NULL OR expires_at > \(now)
                 ) AS ranked WHERE running > \(Int64(limit))
             )
             """,
