@@ -42,7 +42,7 @@ struct PostgresBenchmark {
         }
         log("  database: \(database)")
         var rows = try await cacheHit(database: database)
-        rows.append(try fleetRefresh(fleet, database: database))
+        rows.append(try await fleetRefresh(fleet, database: database))
         return rows
     }
 
@@ -63,14 +63,14 @@ struct PostgresBenchmark {
         }
         await cache.waitForPendingWrites()
         let digests = keys.map { Data(SHA256.hash(data: Data($0.utf8))) }
-        let lookups = quick ? 500 : 2_000
+        let lookups = quick ? 500 : 1_000
         var generator = SplitMix(seed: 11)
         let sample = (0..<lookups).map { _ in Int(generator.next() % UInt64(keys.count)) }
         guard cache.entry(forKey: keys[0]) != nil else { throw BenchFailure("the PostgreSQL cache did not store its entries") }
 
         let courierHits: BenchOperation = { for index in sample { blackHole(cache.entry(forKey: keys[index])) } }
         let bareHits: BenchOperation = { try await Self.bareHits(storage.client, digests: digests, sample: sample) }
-        let rounds = quick ? 3 : 7
+        let rounds = quick ? 3 : 15
         // Wall time per hit (the target), then the client's CPU per hit and
         // its allocations per hit, which the machine's load moves less.
         let time = try await interleaved(rounds: rounds, courier: { try await seconds(courierHits) * 1e6 / Double(lookups) },
@@ -114,20 +114,14 @@ struct PostgresBenchmark {
 
     // MARK: - Fleet refresh
 
-    private func fleetRefresh(_ fleet: URL, database: String) throws -> Row {
-        let rounds = quick ? 3 : 5
-        var refreshing: [Double] = [], fresh: [Double] = [], freshAgain: [Double] = []
-        for round in 0..<rounds {
-            for side in sideOrder(round) {
-                switch side {
-                case 0: refreshing.append(try Self.fleetRun(fleet, database: database, fresh: false))
-                case 1: fresh.append(try Self.fleetRun(fleet, database: database, fresh: true))
-                default: freshAgain.append(try Self.fleetRun(fleet, database: database, fresh: true))
-                }
-            }
-        }
+    /// Each run is a fleet of its own (a coordinator and 8 workers), in the
+    /// rounds and orders of `interleaved`.
+    private func fleetRefresh(_ fleet: URL, database: String) async throws -> Row {
+        let result = try await interleaved(rounds: quick ? 3 : 9,
+                                           courier: { try Self.fleetRun(fleet, database: database, fresh: false) },
+                                           bare: { try Self.fleetRun(fleet, database: database, fresh: true) })
         return Row(name: "fleet of 8 processes, expired token: one refresh (vs a valid token)", unit: "ms",
-                   courier: median(refreshing), bare: median(fresh), bareAgain: median(freshAgain), higherIsBetter: false)
+                   courier: result.courier, bare: result.bare, bareAgain: result.bareAgain, higherIsBetter: false)
     }
 
     /// One fleet run; milliseconds from "go" to the last worker's answer.
