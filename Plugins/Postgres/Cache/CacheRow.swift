@@ -63,8 +63,7 @@ struct CacheRow: Sendable {
     func entry(key: String) -> CachedResponse? {
         guard body.count == bodyLength, (100...999).contains(status), storedAt.isFinite,
               expiresAt?.isFinite ?? true,
-              let headers = try? JSONDecoder().decode([String: String].self, from: headers),
-              let vary = try? JSONDecoder().decode([String: String].self, from: vary)
+              let headers = Self.fields(headers), let vary = Self.fields(vary)
         else { return nil }
         return CachedResponse(
             key: key, statusCode: status, headers: headers, body: body, url: url.flatMap { URL(string: $0) },
@@ -72,6 +71,16 @@ struct CacheRow: Sendable {
             varyValues: vary
         )
     }
+
+    /// Header fields or `Vary` values from their JSON, `nil` when it does not
+    /// decode. Most entries vary on nothing: `{}` is read without a decoder.
+    private static func fields(_ json: Data) -> [String: String]? {
+        if json.elementsEqual("{}".utf8) { return [:] }
+        return try? decoder.decode([String: String].self, from: json)
+    }
+
+    /// One decoder for every hit, not two made for each.
+    private static let decoder = JSONDecoder()
 
     // MARK: - Statements
 
