@@ -6,7 +6,9 @@ import PostgresNIO
 
 /// Item 8: CourierPostgres. A cache hit through `PostgresResponseCache`
 /// against the same statement run with postgres-nio directly (the hit is one
-/// `UPDATE … RETURNING` that marks the row used), and a fleet of 8 processes
+/// `UPDATE … RETURNING` that marks the row used): wall time per hit, then
+/// this process's CPU and allocations per hit (the database's are outside
+/// it); and a fleet of 8 processes
 /// (the root package's `Fleet` example) whose tokens all expired, end to end
 /// from "go" to every worker's answer, against the same fleet with a valid
 /// token (no refresh).
@@ -20,22 +22,27 @@ struct PostgresBenchmark {
 
     func run() async throws -> [Row] {
         let fleet = try Self.fleetExecutable()
-        var server: Process?
+        var server: (process: Process, input: Pipe)?
         let database: String
         if let given = ProcessInfo.processInfo.environment["COURIER_BENCH_POSTGRES"] {
             database = given
         } else {
-            let (process, url) = try Self.serveDatabase(fleet)
-            server = process
-            database = url
+            let served = try Self.serveDatabase(fleet)
+            server = (served.process, served.input)
+            database = served.database
         }
+        // The server stops when its input closes. Not with `terminate()`: a
+        // child started from a Dispatch thread inherits that thread's blocked
+        // signals, SIGTERM among them.
         defer {
-            server?.terminate()
-            server?.waitUntilExit()
+            if let server {
+                try? server.input.fileHandleForWriting.close()
+                server.process.waitUntilExit()
+            }
         }
         log("  database: \(database)")
         var rows = try await cacheHit(database: database)
-        rows.append(try fleetRefresh(fleet, database: database))
+        rows.append(try await fleetRefresh(fleet, database: database))
         return rows
     }
 
@@ -56,30 +63,41 @@ struct PostgresBenchmark {
         }
         await cache.waitForPendingWrites()
         let digests = keys.map { Data(SHA256.hash(data: Data($0.utf8))) }
-        let lookups = quick ? 500 : 2_000
+        let lookups = quick ? 500 : 1_000
         var generator = SplitMix(seed: 11)
         let sample = (0..<lookups).map { _ in Int(generator.next() % UInt64(keys.count)) }
         guard cache.entry(forKey: keys[0]) != nil else { throw BenchFailure("the PostgreSQL cache did not store its entries") }
 
-        let result = try await interleaved(
-            rounds: quick ? 3 : 7,
-            courier: {
-                let started = DispatchTime.now()
-                for index in sample { blackHole(cache.entry(forKey: keys[index])) }
-                return Self.nanoseconds(since: started) / Double(lookups)
-            },
-            bare: { try await Self.bareHits(storage.client, digests: digests, sample: sample) },
-            bareAgain: { try await Self.bareHits(storage.client, digests: digests, sample: sample) }
-        )
-        return [Row(name: "PostgreSQL cache hit, 1000 entries (vs the same statement on postgres-nio)", unit: "us",
-                    courier: result.courier / 1_000, bare: result.bare / 1_000, bareAgain: result.bareAgain / 1_000,
-                    higherIsBetter: false)]
+        let courierHits: BenchOperation = { for index in sample { blackHole(cache.entry(forKey: keys[index])) } }
+        let bareHits: BenchOperation = { try await Self.bareHits(storage.client, digests: digests, sample: sample) }
+        let rounds = quick ? 3 : 15
+        // Wall time per hit (the target), then the client's CPU per hit and
+        // its allocations per hit, which the machine's load moves less.
+        let time = try await interleaved(rounds: rounds, courier: { try await seconds(courierHits) * 1e6 / Double(lookups) },
+                                         bare: { try await seconds(bareHits) * 1e6 / Double(lookups) })
+        let cpu = try await interleaved(rounds: rounds, courier: { try await Self.cpuSeconds(courierHits) * 1e6 / Double(lookups) },
+                                        bare: { try await Self.cpuSeconds(bareHits) * 1e6 / Double(lookups) })
+        let name = "PostgreSQL cache hit, 1000 entries (vs the same statement on postgres-nio)"
+        return [
+            Row(name: name, unit: "us", courier: time.courier, bare: time.bare, bareAgain: time.bareAgain, higherIsBetter: false),
+            Row(name: "\(name), CPU per hit", unit: "us", courier: cpu.courier, bare: cpu.bare, bareAgain: cpu.bareAgain,
+                higherIsBetter: false),
+            Row(name: "\(name), allocations per hit", unit: "allocs",
+                courier: try await allocationsPerCall(1, courierHits) / Double(lookups),
+                bare: try await allocationsPerCall(1, bareHits) / Double(lookups), higherIsBetter: false),
+        ]
+    }
+
+    /// CPU seconds this process spends, on every thread, while `body` runs.
+    private static func cpuSeconds(_ body: BenchOperation) async throws -> Double {
+        let before = processCPUSeconds()
+        try await body()
+        return processCPUSeconds() - before
     }
 
     /// The statement `PostgresResponseCache` runs for a hit, its columns
-    /// decoded, with postgres-nio and nothing else; nanoseconds per hit.
-    private static func bareHits(_ client: PostgresClient, digests: [Data], sample: [Int]) async throws -> Double {
-        let started = DispatchTime.now()
+    /// decoded, with postgres-nio and nothing else, for each of `sample`.
+    private static func bareHits(_ client: PostgresClient, digests: [Data], sample: [Int]) async throws {
         for index in sample {
             let now = Date().timeIntervalSince1970
             let digest = digests[index]
@@ -92,25 +110,18 @@ struct PostgresBenchmark {
                 blackHole(row)
             }
         }
-        return nanoseconds(since: started) / Double(sample.count)
     }
 
     // MARK: - Fleet refresh
 
-    private func fleetRefresh(_ fleet: URL, database: String) throws -> Row {
-        let rounds = quick ? 3 : 5
-        var refreshing: [Double] = [], fresh: [Double] = [], freshAgain: [Double] = []
-        for round in 0..<rounds {
-            for side in sideOrder(round) {
-                switch side {
-                case 0: refreshing.append(try Self.fleetRun(fleet, database: database, fresh: false))
-                case 1: fresh.append(try Self.fleetRun(fleet, database: database, fresh: true))
-                default: freshAgain.append(try Self.fleetRun(fleet, database: database, fresh: true))
-                }
-            }
-        }
+    /// Each run is a fleet of its own (a coordinator and 8 workers), in the
+    /// rounds and orders of `interleaved`.
+    private func fleetRefresh(_ fleet: URL, database: String) async throws -> Row {
+        let result = try await interleaved(rounds: quick ? 3 : 9,
+                                           courier: { try Self.fleetRun(fleet, database: database, fresh: false) },
+                                           bare: { try Self.fleetRun(fleet, database: database, fresh: true) })
         return Row(name: "fleet of 8 processes, expired token: one refresh (vs a valid token)", unit: "ms",
-                   courier: median(refreshing), bare: median(fresh), bareAgain: median(freshAgain), higherIsBetter: false)
+                   courier: result.courier, bare: result.bare, bareAgain: result.bareAgain, higherIsBetter: false)
     }
 
     /// One fleet run; milliseconds from "go" to the last worker's answer.
@@ -127,10 +138,6 @@ struct PostgresBenchmark {
 
     // MARK: - Helpers
 
-    private static func nanoseconds(since start: DispatchTime) -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds)
-    }
-
     private static func fleetExecutable() throws -> URL {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
         let candidates = [ProcessInfo.processInfo.environment["COURIER_FLEET"]].compactMap { $0 }
@@ -141,15 +148,17 @@ struct PostgresBenchmark {
         return URL(fileURLWithPath: found)
     }
 
-    /// Starts `Fleet --serve-database` and returns it with the connection
-    /// string it printed; it stops its server when its input closes.
-    private static func serveDatabase(_ fleet: URL) throws -> (Process, String) {
+    /// Starts `Fleet --serve-database` and returns it with its input and the
+    /// connection string it printed; it stops its server when its input
+    /// closes.
+    private static func serveDatabase(_ fleet: URL) throws -> (process: Process, input: Pipe, database: String) {
         let process = Process()
         process.executableURL = fleet
         process.arguments = ["--serve-database"]
         let output = Pipe()
+        let input = Pipe()
         process.standardOutput = output
-        process.standardInput = Pipe()
+        process.standardInput = input
         try process.run()
         var text = ""
         while !text.contains("\n") {
@@ -160,7 +169,7 @@ struct PostgresBenchmark {
         guard let line = text.split(separator: "\n").first, line.hasPrefix("database ") else {
             throw BenchFailure("Fleet --serve-database printed \(text)")
         }
-        return (process, String(line.dropFirst("database ".count)))
+        return (process, input, String(line.dropFirst("database ".count)))
     }
 
     private static func run(_ executable: URL, _ arguments: [String]) throws -> String {

@@ -63,8 +63,7 @@ struct CacheRow: Sendable {
     func entry(key: String) -> CachedResponse? {
         guard body.count == bodyLength, (100...999).contains(status), storedAt.isFinite,
               expiresAt?.isFinite ?? true,
-              let headers = try? JSONDecoder().decode([String: String].self, from: headers),
-              let vary = try? JSONDecoder().decode([String: String].self, from: vary)
+              let headers = Self.fields(headers), let vary = Self.fields(vary)
         else { return nil }
         return CachedResponse(
             key: key, statusCode: status, headers: headers, body: body, url: url.flatMap { URL(string: $0) },
@@ -72,6 +71,16 @@ struct CacheRow: Sendable {
             varyValues: vary
         )
     }
+
+    /// Header fields or `Vary` values from their JSON, `nil` when it does not
+    /// decode. Most entries vary on nothing: `{}` is read without a decoder.
+    private static func fields(_ json: Data) -> [String: String]? {
+        if json.elementsEqual("{}".utf8) { return [:] }
+        return try? decoder.decode([String: String].self, from: json)
+    }
+
+    /// One decoder for every hit, not two made for each.
+    private static let decoder = JSONDecoder()
 
     // MARK: - Statements
 
@@ -114,14 +123,18 @@ struct CacheRow: Sendable {
         )
     }
 
-    /// Deletes expired rows, then the least recently used ones past `limit`
-    /// bytes.
+    /// Deletes expired rows and the least recently used ones past `limit`
+    /// bytes, in one statement: a running total of the sizes of the rows
+    /// that have not expired, most recently used first, and every row whose
+    /// total passes the limit goes. Expired rows do not count towards the
+    /// total, so a row that is going anyway never pushes a live one out.
     static func trim(toSize limit: Int, now: Double, client: PostgresClient, logger: Logger) async throws {
         try await client.query(
             """
             DELETE FROM courier_cache WHERE (expires_at IS NOT NULL AND expires_at <= \(now)) OR key_digest IN (
                 SELECT key_digest FROM (
                     SELECT key_digest, sum(size) OVER (ORDER BY used_at DESC, key_digest) AS running FROM courier_cache
+                    WHERE expires_at IS NULL OR expires_at > \(now)
                 ) AS ranked WHERE running > \(Int64(limit))
             )
             """,

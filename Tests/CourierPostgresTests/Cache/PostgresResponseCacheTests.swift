@@ -22,6 +22,18 @@ func entry(_ body: String, key: String = "", storedAt: Date = Date(), expiresAt:
                    url: URL(string: "https://api.example.com/items?token=secret"), storedAt: storedAt, expiresAt: expiresAt)
 }
 
+/// For the size-limit tests: a cache on `storage` with room for `count`
+/// entries of `body` (1,000 bytes), each costing `one`, on a clock the test
+/// moves.
+func cacheWithRoom(for count: Int, on storage: PostgresStorage)
+    -> (cache: PostgresResponseCache, clock: TestClock, body: String, one: Int) {
+    let clock = TestClock()
+    let body = String(repeating: "x", count: 1_000)
+    let one = entry(body, key: "k0").cost
+    let configuration = PostgresResponseCache.Configuration(sizeLimit: one * count, timeout: .seconds(5), clock: { clock.date })
+    return (PostgresResponseCache(storage: storage, configuration: configuration), clock, body, one)
+}
+
 /// Time-outs far beyond any query here, so a busy machine cannot turn a
 /// hit into a miss (the outage test measures the short ones).
 let patient = PostgresResponseCache.Configuration(timeout: .seconds(5))
@@ -91,10 +103,7 @@ extension PostgresTests {
         @Test func pastTheSizeLimitTheLeastRecentlyUsedEntriesGo() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withStorage(postgres) { storage in
-                    let clock = TestClock()
-                    let body = String(repeating: "x", count: 1_000)
-                    let one = entry(body, key: "k0").cost
-                    let cache = PostgresResponseCache(storage: storage, configuration: .init(sizeLimit: one * 3, timeout: .seconds(5), clock: { clock.date }))
+                    let (cache, clock, body, one) = cacheWithRoom(for: 3, on: storage)
                     for index in 0..<3 {
                         cache.store(entry(body), forKey: "k\(index)")
                         clock.advance(1)
@@ -115,6 +124,28 @@ extension PostgresTests {
                     cache.store(entry(String(repeating: "y", count: one * 4)), forKey: "huge")
                     await cache.waitForPendingWrites()
                     #expect(cache.entry(forKey: "huge") == nil)
+                }
+            }
+        }
+
+        @Test func anExpiredEntryDoesNotPushALiveOneOutOfTheSizeLimit() async throws {
+            try await withTemporaryPostgres { postgres in
+                try await withStorage(postgres) { storage in
+                    let (cache, clock, body, _) = cacheWithRoom(for: 2, on: storage)
+                    cache.store(entry(body, storedAt: clock.date), forKey: "old")
+                    clock.advance(1)
+                    // More recently used than "old", and expired by the next write.
+                    cache.store(entry(body, storedAt: clock.date, expiresAt: clock.date.addingTimeInterval(5)), forKey: "brief")
+                    clock.advance(10)
+                    cache.store(entry(body, storedAt: clock.date), forKey: "new")
+                    await cache.waitForPendingWrites()
+
+                    // "brief" goes for its expiry; "old" and "new" fit the limit.
+                    let rows = try await integers("SELECT count(*)::bigint FROM courier_cache", on: storage)
+                    #expect(rows == [2])
+                    #expect(cache.entry(forKey: "brief") == nil)
+                    #expect(cache.entry(forKey: "old") != nil)
+                    #expect(cache.entry(forKey: "new") != nil)
                 }
             }
         }
