@@ -7,11 +7,14 @@ import PostgresNIO
 /// A `ResponseCaching` store in PostgreSQL, shared by every process of a
 /// fleet: a response one process stored is a hit in all of them.
 ///
-/// Entries are keyed as `DiskResponseCache` keys them, by the SHA-256 of the
-/// key that `CacheKey` makes (method, URL, body hash, the hash of the
-/// `Authorization` header and the `Vary` values): entries of different
-/// credentials never share a row, and neither the key, the query nor a token
-/// is stored in clear (the URL is kept without its query). A row holds the
+/// Entries are keyed by the SHA-256 of the key that `CacheKey` makes
+/// (method, URL, body hash, the hash of the `Authorization` header and the
+/// `Vary` values): entries of different credentials never share a row, and
+/// neither the key, the query nor a token is stored in clear (the URL is kept
+/// without its query). Unlike `DiskResponseCache`, whose hashes are keyed
+/// with a secret of its own, these are plain SHA-256: whoever can read the
+/// table can test a guessed password or token against them, so grant it to
+/// the fleet's role only. A row holds the
 /// status, the header fields and the body, the expiry, and when it was last
 /// used: past ``Configuration-swift.struct/sizeLimit`` the least recently
 /// used rows go. The table is unlogged: fast, and emptied by a database
