@@ -10,18 +10,19 @@ import Foundation
 /// before the long one are still returned, so where chunks happen to split
 /// never changes what is read.
 struct LineSplitter: Sendable {
-    /// The longest line kept, in bytes.
-    let maximumLength: Int
-    /// The bytes of the line not yet ended.
-    private var pending: [UInt8] = []
+    /// The line not yet ended, and whether one passed the limit.
+    private var pending: BoundedBytes
     /// Whether the last byte seen was a CR, so an LF first in the next chunk
     /// ends nothing.
     private var afterCR = false
+
+    /// The longest line kept, in bytes.
+    var maximumLength: Int { pending.maximumLength }
     /// Set once a line passed `maximumLength`; nothing is read after it.
-    private(set) var overflow: LineTooLong?
+    var overflow: LineTooLong? { pending.overflow }
 
     init(maximumLength: Int) {
-        self.maximumLength = maximumLength
+        pending = BoundedBytes(maximumLength: maximumLength)
     }
 
     /// The lines `chunk` completes, in order, without their line endings, up
@@ -34,17 +35,11 @@ struct LineSplitter: Sendable {
             case 0x0A where afterCR:
                 afterCR = false
             case 0x0A, 0x0D:
-                lines.append(pending)
-                pending.removeAll(keepingCapacity: true)
+                lines.append(pending.take())
                 afterCR = byte == 0x0D
             default:
                 afterCR = false
-                guard pending.count < maximumLength else {
-                    overflow = LineTooLong(limit: maximumLength)
-                    pending.removeAll()
-                    return lines
-                }
-                pending.append(byte)
+                guard pending.append(byte) else { return lines }
             }
         }
         return lines
@@ -52,8 +47,7 @@ struct LineSplitter: Sendable {
 
     /// The last line, when the bytes ended without a line ending after it.
     mutating func finish() -> [UInt8]? {
-        defer { pending.removeAll() }
-        return pending.isEmpty || overflow != nil ? nil : pending
+        pending.finish()
     }
 }
 
@@ -66,14 +60,15 @@ struct LineTooLong: Error {
 /// text sequences (RFC 7464) start each text with RS (0x1E).
 struct RecordSplitter: Sendable {
     let separator: UInt8
-    let maximumLength: Int
-    private var pending: [UInt8] = []
+    /// The record not yet ended, and whether one passed the limit.
+    private var pending: BoundedBytes
+
     /// Set once a record passed `maximumLength`; nothing is read after it.
-    private(set) var overflow: LineTooLong?
+    var overflow: LineTooLong? { pending.overflow }
 
     init(separator: UInt8, maximumLength: Int) {
         self.separator = separator
-        self.maximumLength = maximumLength
+        pending = BoundedBytes(maximumLength: maximumLength)
     }
 
     /// The records `chunk` completes (each ends where the next separator
@@ -85,15 +80,9 @@ struct RecordSplitter: Sendable {
         guard overflow == nil else { return records }
         for byte in chunk {
             if byte == separator {
-                records.append(pending)
-                pending.removeAll(keepingCapacity: true)
+                records.append(pending.take())
             } else {
-                guard pending.count < maximumLength else {
-                    overflow = LineTooLong(limit: maximumLength)
-                    pending.removeAll()
-                    return records
-                }
-                pending.append(byte)
+                guard pending.append(byte) else { return records }
             }
         }
         return records
@@ -101,7 +90,42 @@ struct RecordSplitter: Sendable {
 
     /// The last record, when the bytes ended after one.
     mutating func finish() -> [UInt8]? {
-        defer { pending.removeAll() }
-        return pending.isEmpty || overflow != nil ? nil : pending
+        pending.finish()
+    }
+}
+
+/// The bytes of one line or record not yet ended, never more than
+/// `maximumLength`: the byte past it sets ``overflow`` and drops what was held.
+private struct BoundedBytes: Sendable {
+    let maximumLength: Int
+    private var bytes: [UInt8] = []
+    private(set) var overflow: LineTooLong?
+
+    init(maximumLength: Int) {
+        self.maximumLength = maximumLength
+    }
+
+    /// Adds `byte`; `false` (and ``overflow`` set) when it would pass the limit.
+    mutating func append(_ byte: UInt8) -> Bool {
+        guard bytes.count < maximumLength else {
+            overflow = LineTooLong(limit: maximumLength)
+            bytes.removeAll()
+            return false
+        }
+        bytes.append(byte)
+        return true
+    }
+
+    /// The bytes held, which start again from none.
+    mutating func take() -> [UInt8] {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return bytes
+    }
+
+    /// The bytes held at the end of the stream, unless there are none or an
+    /// element overflowed.
+    mutating func finish() -> [UInt8]? {
+        defer { bytes.removeAll() }
+        return bytes.isEmpty || overflow != nil ? nil : bytes
     }
 }
