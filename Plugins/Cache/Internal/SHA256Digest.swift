@@ -59,18 +59,19 @@ struct SHA256Digest: Hashable, Sendable {
     /// The HMAC-SHA256 (RFC 2104) of `message` under `key`: a digest no one
     /// can compute, and so no one can test a guess against, without the key.
     init(authenticating message: UnsafeRawBufferPointer, with key: HMACKey) {
-        let inner = [UInt8](unsafeUninitializedCapacity: 64 + message.count) { buffer, count in
-            for index in 0..<64 { buffer[index] = key.block[index] ^ 0x36 }
-            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[64...])).copyMemory(from: message)
-            count = 64 + message.count
+        // Both padded inputs on the stack (a disk cache hit hashes its key
+        // here): the key block XOR'd with a pad, then the message or the
+        // inner digest.
+        let innerDigest = withUnsafeTemporaryAllocation(byteCount: 64 + message.count, alignment: 8) { inner in
+            for index in 0..<64 { inner[index] = key.block[index] ^ 0x36 }
+            UnsafeMutableRawBufferPointer(rebasing: inner[64...]).copyMemory(from: message)
+            return SHA256Digest(UnsafeRawBufferPointer(inner))
         }
-        let innerDigest = inner.withUnsafeBytes { SHA256Digest($0) }
-        let outer = [UInt8](unsafeUninitializedCapacity: 96) { buffer, count in
-            for index in 0..<64 { buffer[index] = key.block[index] ^ 0x5c }
-            innerDigest.writeBytes(to: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[64...])))
-            count = 96
+        self = withUnsafeTemporaryAllocation(byteCount: 96, alignment: 8) { outer in
+            for index in 0..<64 { outer[index] = key.block[index] ^ 0x5c }
+            innerDigest.writeBytes(to: UnsafeMutableRawBufferPointer(rebasing: outer[64...]))
+            return SHA256Digest(UnsafeRawBufferPointer(outer))
         }
-        self = outer.withUnsafeBytes { SHA256Digest($0) }
     }
 
     /// The HMAC-SHA256 of a string's UTF-8 bytes under `key`.
