@@ -11,11 +11,7 @@ import Testing
 @Suite struct MetricsStreamTests {
     @Test func aStreamIsRecordedWhenItEndsWithItsOutcomeAndBytes() async throws {
         try await withServer { server in
-            server.route("/lines") { _ in
-                LoopbackResponse(body: .streamed { writer in
-                    for _ in 0..<1_000 { try await writer.write("line\n") }
-                })
-            }
+            server.route("/lines") { _ in .lines(1_000) }
             let metrics = TestMetrics()
             let provider = Provider<TestTarget>(plugins: [MetricsPlugin(factory: metrics)])
             let finished = try await provider.stream(TestTarget(server.baseURL, path: "/lines"))

@@ -38,11 +38,7 @@ import Tracing
 
     @Test func anAbandonedStreamEndsItsSpanAsCancelled() async throws {
         try await withServer { server in
-            server.route("/lines") { _ in
-                LoopbackResponse(body: .streamed { writer in
-                    for _ in 0..<1_000 { try await writer.write("line\n") }
-                })
-            }
+            server.route("/lines") { _ in .lines(1_000) }
             let tracer = InMemoryTracer()
             let provider = Provider<TestTarget>(plugins: [TracingPlugin(tracer: tracer)])
             for try await _ in try await provider.stream(TestTarget(server.baseURL, path: "/lines")).lines { break }

@@ -119,6 +119,14 @@ public struct LoopbackResponse: Sendable {
         LoopbackResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: .data(Data(text.utf8)))
     }
 
+    /// A streamed response of `count` lines reading `line`, each written on
+    /// its own.
+    public static func lines(_ count: Int) -> LoopbackResponse {
+        LoopbackResponse(body: .streamed { writer in
+            for _ in 0..<count { try await writer.write("line\n") }
+        })
+    }
+
     /// A response with a JSON body.
     public static func json(_ data: Data, status: Int = 200, headers: [(name: String, value: String)] = []) -> LoopbackResponse {
         LoopbackResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
