@@ -53,7 +53,7 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
             "a download task cannot be streamed; call request(_:) to download it to its destination, "
                 + "or give the target a plain task to read its body with stream(_:)"
         case .invalidURL(let url):
-            "“\(NetworkError.redacted(urlString: url))” is not a valid URL; check the target's baseURL and path"
+            "“\(URLRedactor.summary(urlString: url))” is not a valid URL; check the target's baseURL and path"
         case .missingURL:
             "the request has no URL to add parameters to"
         case .invalidJSONParameters(let detail):

@@ -73,19 +73,19 @@ struct RedirectState: Sendable {
 }
 
 /// Same-origin checks and the header fields that never leave their origin.
-package enum Origin {
+enum Origin {
     /// Header fields that carry credentials and never follow a request to
     /// another origin.
-    package static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
-    package static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
+    static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
         return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
             && lhs.host?.lowercased() == rhs.host?.lowercased()
             && effectivePort(lhs) == effectivePort(rhs)
     }
 
-    package static func stripCredentials(from request: inout URLRequest) {
+    static func stripCredentials(from request: inout URLRequest) {
         for name in credentialHeaders where request.value(forHTTPHeaderField: name) != nil {
             request.setValue(nil, forHTTPHeaderField: name)
         }

@@ -307,11 +307,6 @@ struct Transfer: Sendable {
     /// decodes it twice or trusts the encoded length.
     static func fixedHeaderFields(_ head: TransportResponse, bodyLength: Int64?) -> [String: String] {
         guard head.contentDecoded else { return head.headerFields }
-        var fields = head.headerFields.filter { name, _ in
-            let lowered = name.lowercased()
-            return lowered != "content-encoding" && lowered != "content-length"
-        }
-        if let bodyLength { fields["Content-Length"] = String(bodyLength) }
-        return fields
+        return HeaderFields.afterDecoding(head.headerFields, decodedLength: bodyLength)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Starting and ending a watch only takes a lock; the timer is re-armed only
 /// when a new watch could expire before it fires. A timer or a sleeping task
 /// per request would cost thread wake-ups on every request.
-package final class Watchdog: Sendable {
+final class Watchdog: Sendable {
     static let shared = Watchdog()
 
     private struct Watched {
@@ -48,7 +48,7 @@ package final class Watchdog: Sendable {
 
     /// Seconds as nanoseconds: at least a millisecond, at most a century, so no
     /// value (NaN and infinity included) can trap.
-    package static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+    static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
         guard !seconds.isNaN else { return 60_000_000_000 }
         return UInt64(min(max(0.001, seconds), 3_155_760_000) * 1_000_000_000)
     }

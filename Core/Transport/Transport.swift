@@ -119,30 +119,3 @@ public struct TransportResponse: Sendable {
         HeaderFields.value(name, in: headerFields)
     }
 }
-
-/// Case-insensitive lookups in `[String: String]` header fields.
-package enum HeaderFields {
-    package static func value(_ name: String, in fields: [String: String]) -> String? {
-        if let value = fields[name] { return value }
-        for (field, value) in fields where equalIgnoringASCIICase(field, name) {
-            return value
-        }
-        return nil
-    }
-
-    /// Compares two field names byte by byte, ASCII letters in either case,
-    /// without making lowercased copies (field names are ASCII).
-    package static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                guard left.count == right.count else { return false }
-                for index in 0..<left.count where left[index] != right[index] {
-                    guard left[index] | 0x20 == right[index] | 0x20, (0x61...0x7A).contains(left[index] | 0x20) else { return false }
-                }
-                return true
-            }
-        }
-    }
-}

@@ -246,7 +246,7 @@ actor RefreshCoordinator {
                     }
                 }
                 Task {
-                    try? await Task.sleep(nanoseconds: Watchdog.nanoseconds(seconds))
+                    try? await Task.sleep(nanoseconds: Self.nanoseconds(seconds))
                     finish(.failure(NetworkError.timedOut(AuthPlugin.RefreshTimedOut(seconds: seconds))))
                     work.withLock { $0 }?.cancel()
                 }
@@ -322,5 +322,12 @@ actor RefreshCoordinator {
 
     private func cancelWaiter(_ id: UInt64) {
         waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+    }
+
+    /// The refresh time-out in nanoseconds, between a millisecond and a day,
+    /// so no configured value (NaN and infinity included) can trap.
+    private static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+        guard seconds.isFinite else { return 86_400_000_000_000 }
+        return UInt64(min(max(0.001, seconds), 86_400) * 1_000_000_000)
     }
 }

@@ -22,7 +22,7 @@ extension CachePlugin {
         public var description: String {
             switch self {
             case .notCached(let url):
-                "Nothing is cached for \(url.map(NetworkError.redacted) ?? "this request"), and the cache strategy forbids asking "
+                "Nothing is cached for \(url.map(URLRedactor.summary) ?? "this request"), and the cache strategy forbids asking "
                     + "the server; use .cacheIfPossible to fall back to the network"
             case .pluginMissing:
                 "This call reads the cache, but the provider has no CachePlugin; add one to the provider's plugins"

@@ -207,7 +207,7 @@ public final class DiskResponseCache: ResponseCaching {
         let digest = digest(key)
         var stored = entry
         stored.key = Self.storedKey(digest)
-        stored.url = entry.url.flatMap(NetworkError.withoutSecrets)
+        stored.url = entry.url.flatMap(URLRedactor.removingSecrets(from:))
         guard let data = CacheFileFormat.encode(stored) else { return }
         let url = fileURL(digest)
         index.withLock { index in

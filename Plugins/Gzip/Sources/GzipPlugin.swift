@@ -126,26 +126,21 @@ public struct GzipPlugin: Plugin {
         return response.replacing(data: data).replacing(response: Self.withoutEncoding(response.response, length: data.count))
     }
 
-    /// The URL without its query, which may carry secrets, for error messages.
+    /// The URL without its query and user information, which may carry
+    /// secrets, for error messages.
     private static func describe(_ url: URL?) -> String {
-        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "the server" }
-        components.query = nil
-        components.user = nil
-        components.password = nil
-        return components.string ?? "the server"
+        url.map(URLRedactor.summary) ?? "the server"
     }
 
     /// `response` without `Content-Encoding`, and with `length` as its
     /// `Content-Length` (none when `nil`: a stream's length is not known).
     private static func withoutEncoding(_ response: HTTPURLResponse?, length: Int?) -> HTTPURLResponse? {
         guard let response, let url = response.url else { return response }
-        var fields: [String: String] = [:]
+        var received: [String: String] = [:]
         for case let (name as String, value as String) in response.allHeaderFields {
-            let lowered = name.lowercased()
-            if lowered == "content-encoding" || lowered == "content-length" { continue }
-            fields[name] = value
+            received[name] = value
         }
-        if let length { fields["Content-Length"] = String(length) }
+        let fields = HeaderFields.afterDecoding(received, decodedLength: length.map(Int64.init))
         return HTTPURLResponse(url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: fields) ?? response
     }
 }

@@ -36,7 +36,7 @@ struct CacheRow: Sendable {
         self.body = entry.body
         self.bodyLength = entry.body.count
         // As the disk cache keeps it: no query, fragment or user information.
-        self.url = entry.url.flatMap(NetworkError.withoutSecrets)?.absoluteString
+        self.url = entry.url.flatMap(URLRedactor.removingSecrets(from:))?.absoluteString
         self.storedAt = entry.storedAt.timeIntervalSince1970
         self.expiresAt = entry.expiresAt?.timeIntervalSince1970
         self.vary = vary

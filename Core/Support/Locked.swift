@@ -7,26 +7,44 @@ import Glibc
 import Musl
 #endif
 
-/// A value guarded by a lock (package access: the plugins of this package use
-/// it too), for the few places where shared mutable state is simpler than an
-/// actor (callbacks from Foundation delegates, counters read on the hot path).
+/// A value guarded by a mutex, for the places where shared mutable state is
+/// simpler than an actor: a plugin's hooks are synchronous and called from
+/// any thread, so state a plugin keeps between them (a token, a counter, a
+/// table of calls in flight) needs a lock. Every shipped plugin uses this
+/// one; the standard library's `Mutex` does the same on platforms that have
+/// it (macOS 15, iOS 18 and later).
 ///
-/// The value and its mutex live in one allocation: a transfer makes several of
-/// these, and an `NSLock` beside the value would cost two more.
-package struct Locked<Value>: @unchecked Sendable {
+/// Keep the closure short and never `await` or call out to unknown code
+/// inside it.
+///
+/// ```swift
+/// struct CountingPlugin: Plugin {
+///     private let sent = Locked(0)
+///     func willSend(_ request: URLRequest, context: RequestContext) async {
+///         sent.withLock { $0 += 1 }
+///     }
+///     var count: Int { sent.current }
+/// }
+/// ```
+///
+/// The value and its mutex live in one allocation.
+public struct Locked<Value>: @unchecked Sendable {
     private let storage: Storage
 
-    package init(_ value: Value) {
+    /// Guards `value`.
+    public init(_ value: Value) {
         storage = Storage.make(value)
     }
 
-    /// Runs `body` with exclusive access to the value.
+    /// Runs `body` with exclusive access to the value and returns what it
+    /// returns; rethrows what it throws.
     @discardableResult
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withLock(body)
     }
 
-    package var current: Value {
+    /// A copy of the value, read under the lock.
+    public var current: Value {
         withLock { $0 }
     }
 

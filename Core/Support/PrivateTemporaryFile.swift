@@ -10,11 +10,20 @@ import Musl
 /// Temporary files only this user can read: created 0600, with `O_EXCL` and
 /// without following links, in a 0700 folder of this user's inside the
 /// system's temporary folder (another local user can neither read the bodies
-/// nor plant a file where one is expected).
-package enum PrivateTemporaryFile {
+/// nor plant a file where one is expected). Downloads and spooled bodies
+/// use it; so should a plugin that keeps a body on disk.
+///
+/// ```swift
+/// let (url, handle) = try PrivateTemporaryFile.create(prefix: "my-plugin")
+/// defer { try? handle.close() }
+/// try handle.write(contentsOf: body)
+/// ```
+public enum PrivateTemporaryFile {
     /// Creates an empty file named `prefix-<UUID>` and returns its URL and an
-    /// open handle for writing.
-    package static func create(prefix: String) throws -> (url: URL, handle: FileHandle) {
+    /// open handle for writing. Removing the file is the caller's part.
+    /// - Throws: `POSIXError` or `CocoaError` when the folder or the file
+    ///   cannot be made.
+    public static func create(prefix: String) throws -> (url: URL, handle: FileHandle) {
         let url = try privateFolder().appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         return (url, try createExclusively(at: url))
     }
@@ -22,7 +31,7 @@ package enum PrivateTemporaryFile {
     /// Creates a new file at `url`, 0600, failing if anything (a file, a link)
     /// is already there, and opens it for writing.
     /// - Throws: `POSIXError` with the reason.
-    package static func createExclusively(at url: URL) throws(POSIXError) -> FileHandle {
+    public static func createExclusively(at url: URL) throws(POSIXError) -> FileHandle {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -31,7 +40,8 @@ package enum PrivateTemporaryFile {
     }
 
     /// The private folder the files are made in.
-    package static func folderURL() throws -> URL {
+    /// - Throws: `CocoaError` when no private folder can be made.
+    public static func folderURL() throws -> URL {
         try privateFolder()
     }
 

@@ -1,33 +1,50 @@
 import Foundation
 
-/// Hides the secrets of a URL that is about to be written down (a log line, a
-/// trace attribute): the values of named query and fragment parameters,
-/// nested or not, and the user information (a user name can be a token as
-/// well as a password can). Shared by the logging and tracing plugins so both
-/// show the same URL.
-package struct URLRedactor: Sendable {
+/// Hides the secrets of a URL that is about to be written down: the one
+/// place Courier redacts URLs, for every log line, trace attribute, error
+/// description and file on disk, and for plugins of your own.
+///
+/// Two policies:
+/// - An instance hides the values of named query and fragment parameters,
+///   nested or not, and the user information (a user name can be a token as
+///   well as a password can), keeping the rest readable: what the logging
+///   and tracing plugins print.
+/// - The static ``summary(_:)`` and ``removingSecrets(from:)`` drop the
+///   query, the fragment and the user information whole, for places that
+///   know no parameter names: error descriptions and stored responses.
+///
+/// ```swift
+/// let redactor = URLRedactor(names: URLRedactor.defaultSecretNames)
+/// redactor.url(URL(string: "https://me:pw@api.example.com/a?apiKey=k&page=2")!)
+/// // "https://<redacted>@api.example.com/a?apiKey=<redacted>&page=2"
+/// URLRedactor.summary(URL(string: "https://api.example.com/a?apiKey=k")!)
+/// // "https://api.example.com/a?…"
+/// ```
+public struct URLRedactor: Sendable {
     /// What a hidden value is replaced with.
-    package static let placeholder = "<redacted>"
+    public static let placeholder = "<redacted>"
 
     /// The names hidden unless configured otherwise: the usual names of
     /// passwords, tokens and OAuth secrets, in snake case, camel case and
     /// with hyphens (names compare ignoring case).
-    package static let defaultSecretNames: Set<String> = [
+    public static let defaultSecretNames: Set<String> = [
         "password", "access_token", "refresh_token", "id_token", "token", "code", "api_key", "client_secret",
         "accessToken", "refreshToken", "idToken", "apiKey", "clientSecret", "api-key", "auth_token", "authToken",
     ]
 
     /// The lower-cased names whose values are hidden.
-    package let names: Set<String>
+    public let names: Set<String>
 
-    package init(names: Set<String>) {
+    /// A redactor that hides the values of parameters with these names
+    /// (compared ignoring case).
+    public init(names: Set<String>) {
         self.names = Set(names.map { $0.lowercased() })
     }
 
     /// The URL as text, with its user information and named query and
     /// fragment parameters hidden (`https://<redacted>@host/p?token=<redacted>#access_token=<redacted>`).
     /// Works on the string, so the placeholder needs no percent-encoding.
-    package func url(_ url: URL) -> String {
+    public func url(_ url: URL) -> String {
         var text = Self.withoutUserInformation(url.absoluteString)
         guard !names.isEmpty else { return text }
         let fragmentStart = text.firstIndex(of: "#")
@@ -50,7 +67,7 @@ package struct URLRedactor: Sendable {
     }
 
     /// `name=value&…` with the values of named fields hidden.
-    package func formFields(_ encoded: String) -> String {
+    public func formFields(_ encoded: String) -> String {
         guard !names.isEmpty else { return encoded }
         return encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -67,5 +84,40 @@ package struct URLRedactor: Sendable {
         if names.contains(name) { return true }
         let parts = name.split(whereSeparator: { $0 == "[" || $0 == "]" }).map(String.init)
         return parts.contains(where: names.contains)
+    }
+}
+
+// MARK: - Dropping everything that may be secret
+
+extension URLRedactor {
+    /// The URL without its query, fragment and user information, with `?…`
+    /// where a query was: what an error description shows.
+    public static func summary(_ url: URL) -> String {
+        guard let stripped = removingSecrets(from: url) else { return "<url>" }
+        return stripped.absoluteString + (url.query != nil ? "?…" : "")
+    }
+
+    /// `url` without its query, fragment and user information: what may be
+    /// written down (a file on disk, a database row) of a URL that may carry
+    /// a token. `nil` when the URL cannot be taken apart.
+    public static func removingSecrets(from url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.query = nil
+        components.fragment = nil
+        components.user = nil
+        components.password = nil
+        return components.url
+    }
+
+    /// A URL given as text, which may not parse: everything from its query
+    /// or fragment on is cut, and so is any user information.
+    public static func summary(urlString text: String) -> String {
+        if let url = URL(string: text), url.scheme != nil { return summary(url) }
+        let end = text.firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
+        var kept = String(text[..<end])
+        if let at = kept.lastIndex(of: "@"), let scheme = kept.range(of: "://"), scheme.upperBound <= at {
+            kept.removeSubrange(scheme.upperBound...at)
+        }
+        return kept + (end < text.endIndex ? "?…" : "")
     }
 }

@@ -1,21 +1,33 @@
 import Foundation
 
-/// A parsed key path into JSON, such as `data.items[3].id`.
+/// A parsed key path into JSON, such as `data.items[3].id`: what the
+/// Codable, JSON and String mappers accept as `atKeyPath`, public so a
+/// mapper of your own reads paths the same way and names them the same way
+/// in its errors.
 ///
 /// Keys are the JSON's own keys (a decoder's key strategy does not apply to
 /// them); `[n]` picks the element at index `n` of an array.
-package struct JSONKeyPath: Sendable, CustomStringConvertible {
+///
+/// ```swift
+/// let path = JSONKeyPath("data.items[1].id")!
+/// let root = try JSONSerialization.jsonObject(with: body)
+/// let id = try path.value(in: root)   // throws JSONKeyPath.Miss naming the step that failed
+/// ```
+public struct JSONKeyPath: Sendable, CustomStringConvertible {
     /// One step of a key path.
-    package enum Component: Sendable, Equatable {
+    public enum Component: Sendable, Equatable {
+        /// The value under this key of an object.
         case key(String)
+        /// The element at this index of an array.
         case index(Int)
     }
 
-    package let components: [Component]
+    /// The steps, from the root.
+    public let components: [Component]
 
     /// Parses `path`; `nil` when it is empty or malformed (an unclosed or
     /// non-numeric index, an empty key).
-    package init?(_ path: String) {
+    public init?(_ path: String) {
         var components: [Component] = []
         for segment in path.split(separator: ".", omittingEmptySubsequences: false) {
             guard let parsed = Self.parse(segment) else { return nil }
@@ -25,14 +37,16 @@ package struct JSONKeyPath: Sendable, CustomStringConvertible {
         self.components = components
     }
 
-    package init(components: [Component]) {
+    /// A key path of these steps.
+    public init(components: [Component]) {
         self.components = components
     }
 
-    package var description: String { Self.format(components) }
+    /// The path as it is written (`data.items[3].id`).
+    public var description: String { Self.format(components) }
 
     /// Formats components as `data.items[3].id`, or `the top level` for none.
-    package static func format(_ components: [Component]) -> String {
+    public static func format(_ components: [Component]) -> String {
         var text = ""
         for component in components {
             switch component {
@@ -72,13 +86,14 @@ package struct JSONKeyPath: Sendable, CustomStringConvertible {
 
 extension JSONKeyPath {
     /// Why a key path leads nowhere.
-    package struct Miss: Error, Sendable {
+    public struct Miss: Error, Sendable {
         /// The path up to and including the step that failed.
-        package let path: String
+        public let path: String
         /// What was there instead, in words.
-        package let found: String
+        public let found: String
 
-        package init(path: String, found: String) {
+        /// A miss at `path`, where `found` describes what was there.
+        public init(path: String, found: String) {
             self.path = path
             self.found = found
         }
@@ -86,7 +101,7 @@ extension JSONKeyPath {
 
     /// Follows the path through a `JSONSerialization` object.
     /// - Throws: ``Miss`` naming the first step that does not exist.
-    package func value(in root: Any) throws(Miss) -> Any {
+    public func value(in root: Any) throws(Miss) -> Any {
         var current = root
         for (offset, component) in components.enumerated() {
             let here = Self.format(Array(components[...offset]))
@@ -111,7 +126,7 @@ extension JSONKeyPath {
     }
 
     /// Says what kind of JSON value `value` is: `a string`, `null`, `a number (7)`.
-    package static func describe(_ value: Any) -> String {
+    public static func describe(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
         // Never the string itself: descriptions reach logs, and the string

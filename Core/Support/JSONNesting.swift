@@ -2,12 +2,20 @@ import Foundation
 
 /// How deep arrays and objects nest in a JSON text, read from its bytes
 /// before any parser sees them: a parser that recurses per level can be made
-/// to exhaust its stack by a small body of brackets.
-package enum JSONNesting {
+/// to exhaust its stack by a small body of brackets. The Codable and JSON
+/// mappers check it before parsing; a mapper of your own should too.
+///
+/// ```swift
+/// if JSONNesting.exceeds(512, in: response.data) {   // before any parser runs
+///     throw MappingLimitExceeded(limit: "maximumDepth", maximum: 512,
+///                                reason: "the JSON nests deeper than 512 levels")
+/// }
+/// ```
+public enum JSONNesting {
     /// Whether arrays and objects in `data` nest deeper than `maximum`
     /// levels. Brackets inside strings do not count; the text is otherwise
     /// not validated (the parser does that next).
-    package static func exceeds(_ maximum: Int, in data: Data) -> Bool {
+    public static func exceeds(_ maximum: Int, in data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
             var depth = 0
             var inString = false
