@@ -31,6 +31,8 @@ import FoundationNetworking
 /// that holds `any Error` (``plugin(_:_:)`` carries each plugin's own). Those
 /// reason types do grow in minor versions: switch over them with a `default`.
 /// The test suite pins the cases, so none is added or removed by accident.
+/// No case belongs to a plugin: a plugin's failures are an error type of its
+/// own inside ``plugin(_:_:)``, so a new plugin never changes this enum.
 public enum NetworkError: Error, Sendable {
     /// The request could not be built (an invalid URL, parameters that cannot
     /// be encoded, an `Encodable` that threw, a refused request). Nothing was
@@ -52,10 +54,10 @@ public enum NetworkError: Error, Sendable {
     case statusCode(Response)
     /// The response could not be mapped to the requested type.
     case mappingFailed(Response, any Error)
-    /// Authentication failed: the credentials could not be refreshed or were
-    /// refused. The underlying error says why.
-    case authenticationFailed(any Error)
-    /// A plugin failed for a reason of its own; `plugin` names it.
+    /// A plugin failed for a reason of its own: the first value names the
+    /// plugin, the second is the plugin's own error type (CourierAuth's
+    /// `AuthPlugin.Failure` when credentials could not be renewed or were
+    /// refused, CourierCache's `CachePlugin.Failure`, yours).
     case plugin(String, any Error)
     /// A redirect was not followed: it led to a scheme other than `http` or
     /// `https`, from `https` to `http`, or past the redirect limit.
@@ -85,7 +87,7 @@ extension NetworkError {
     public var response: Response? {
         switch self {
         case .statusCode(let response), .mappingFailed(let response, _): response
-        case .plugin(_, let error as NetworkError), .authenticationFailed(let error as NetworkError): error.response
+        case .plugin(_, let error as NetworkError): error.response
         default: nil
         }
     }
@@ -95,7 +97,7 @@ extension NetworkError {
         switch self {
         case .requestBuildFailed(let error), .noConnection(let error), .serverUnreachable(let error),
              .timedOut(let error), .connectionLost(let error), .mappingFailed(_, let error),
-             .authenticationFailed(let error), .plugin(_, let error), .transport(let error),
+             .plugin(_, let error), .transport(let error),
              .invalidResponse(let error):
             error
         case .redirectRefused(let failure):
@@ -225,10 +227,8 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
                 + "The response is attached as error.response."
         case .mappingFailed(let response, let error):
             "The response\(Self.url(response)) (status \(response.statusCode), \(response.data.count) bytes) could not be mapped: \(error)."
-        case .authenticationFailed(let error):
-            "Authentication failed: \(error). " + ((error as? any LocalizedError)?.recoverySuggestion ?? "Sign in again.")
         case .plugin(let name, let error):
-            "The plugin \(name) failed: \(error)."
+            "The plugin \(name) failed: \(error)." + ((error as? any LocalizedError)?.recoverySuggestion.map { " " + $0 } ?? "")
         case .redirectRefused(let failure):
             "A redirect was not followed: \(failure)."
         case .responseTooLarge(let failure):
@@ -248,7 +248,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static func detail(_ error: any Error) -> String {
         if let error = error as? URLError {
-            let url = error.failingURL.map { " for \(redacted($0))" } ?? ""
+            let url = error.failingURL.map { " for \(URLRedactor.summary($0))" } ?? ""
             return "URLError \(error.code.rawValue)\(url)"
         }
         return String(describing: error)
@@ -256,38 +256,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static func url(_ response: Response) -> String {
         guard let url = response.request?.url ?? response.response?.url else { return "" }
-        return " from \(redacted(url))"
-    }
-
-    /// The URL without its query, fragment and user info: descriptions end up in
-    /// logs, and a query may carry an API key or a token.
-    package static func redacted(_ url: URL) -> String {
-        guard let stripped = withoutSecrets(url) else { return "<url>" }
-        return stripped.absoluteString + (url.query != nil ? "?…" : "")
-    }
-
-    /// `url` without its query, fragment and user information: what may be
-    /// written down (a log line, a file on disk) of a URL that may carry a
-    /// token.
-    package static func withoutSecrets(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
-        components.query = nil
-        components.fragment = nil
-        components.user = nil
-        components.password = nil
-        return components.url
-    }
-
-    /// A URL given as text, which may not parse: everything from its query
-    /// or fragment on is cut, and so is any user information.
-    package static func redacted(urlString text: String) -> String {
-        if let url = URL(string: text), url.scheme != nil { return redacted(url) }
-        let end = text.firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
-        var kept = String(text[..<end])
-        if let at = kept.lastIndex(of: "@"), let scheme = kept.range(of: "://"), scheme.upperBound <= at {
-            kept.removeSubrange(scheme.upperBound...at)
-        }
-        return kept + (end < text.endIndex ? "?…" : "")
+        return " from \(URLRedactor.summary(url))"
     }
 }
 
@@ -304,7 +273,9 @@ extension NetworkError: CustomNSError {
     /// The `userInfo` key of the HTTP status, for errors that carry a response.
     public static let statusCodeUserInfoKey = "CourierStatusCode"
 
-    /// One code per case, stable across releases.
+    /// One code per case, stable across releases. A retired case's code is
+    /// never given to another (9 was `authenticationFailed`, which became
+    /// CourierAuth's own error, carried by ``plugin(_:_:)``).
     public var errorCode: Int {
         switch self {
         case .requestBuildFailed: 1
@@ -315,7 +286,6 @@ extension NetworkError: CustomNSError {
         case .cancelled: 6
         case .statusCode: 7
         case .mappingFailed: 8
-        case .authenticationFailed: 9
         case .plugin: 10
         case .redirectRefused: 11
         case .responseTooLarge: 12
@@ -338,7 +308,6 @@ extension NetworkError: CustomNSError {
         case .cancelled: "cancelled"
         case .statusCode: "statusCode"
         case .mappingFailed: "mappingFailed"
-        case .authenticationFailed: "authenticationFailed"
         case .plugin: "plugin"
         case .redirectRefused: "redirectRefused"
         case .responseTooLarge: "responseTooLarge"
@@ -361,20 +330,20 @@ extension NetworkError: CustomNSError {
     }
 
     /// `error` with every failing URL in it (its own and those of the errors
-    /// under it) cut to what ``redacted(_:)`` keeps: a crash reporter that
+    /// under it) cut to what ``URLRedactor/summary(_:)`` keeps: a crash reporter that
     /// records the `userInfo` must not record a token in a query.
     private static func withoutSecrets(_ error: NSError, depth: Int = 0) -> NSError {
         var info = error.userInfo
         var changed = false
         if let url = info[NSURLErrorFailingURLErrorKey] as? URL {
-            info[NSURLErrorFailingURLErrorKey] = withoutSecrets(url)
+            info[NSURLErrorFailingURLErrorKey] = URLRedactor.removingSecrets(from: url)
             changed = true
         }
         // The key of the failing URL as text (`NSURLErrorFailingURLStringErrorKey`,
         // deprecated but still filled in by Foundation).
         let failingURLStringKey = "NSErrorFailingURLStringKey"
         if let text = info[failingURLStringKey] as? String {
-            info[failingURLStringKey] = redacted(urlString: text)
+            info[failingURLStringKey] = URLRedactor.summary(urlString: text)
             changed = true
         }
         if depth < 8, let inner = info[NSUnderlyingErrorKey] as? NSError {

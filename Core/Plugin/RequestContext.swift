@@ -179,7 +179,16 @@ extension RequestContext {
     /// Something that happened during a call, recorded with
     /// ``RequestContext/record(_:)``.
     public struct Event: Sendable, Equatable {
-        /// What kind of event it is.
+        /// What kind of event it is. The core names the events of its own
+        /// stages (``redirect``, ``retry``); a plugin names its own in an
+        /// extension, prefixed by something of its own so no two collide:
+        ///
+        /// ```swift
+        /// extension RequestContext.Event.Name {
+        ///     public static let quotaWarning: Self = "example.quota_warning"
+        /// }
+        /// context.record(.init(.quotaWarning, ["remaining": "10"]))
+        /// ```
         public struct Name: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
             /// The name as text, such as `"courier.redirect"`.
             public let rawValue: String
@@ -197,16 +206,6 @@ extension RequestContext {
             /// A plugin sends the request again after a failure. Attributes:
             /// `attempt` (the transmission about to start) and `reason`.
             public static let retry: Name = "courier.retry"
-            /// An authentication plugin renewed the credential during the call
-            /// (or waited for a renewal already under way). Attribute:
-            /// `trigger` (`expired`, or the status code the server refused
-            /// the old credential with).
-            public static let tokenRefresh: Name = "courier.token_refresh"
-            /// A cache answered the call. Attribute: `status` (`hit` without
-            /// asking the server, `revalidated` for a stored response a 304
-            /// confirmed, `stale` for an expired one served when the network
-            /// failed or while it is refreshed).
-            public static let cacheHit: Name = "courier.cache_hit"
         }
 
         /// What kind of event it is.

@@ -12,17 +12,27 @@ public protocol Cancellable: Sendable {
     func cancel()
 }
 
-/// A ``Cancellable`` backed by a Swift task.
-final class TaskCancellable: Cancellable {
+/// A ``Cancellable`` backed by a Swift task: what a callback-style call
+/// built on an `async` one returns (the provider's own callback calls do).
+///
+/// ```swift
+/// func fetchQuota(completion: @escaping @Sendable (Result<Quota, NetworkError>) -> Void) -> any Cancellable {
+///     TaskCancellable(Task { completion(await fetchQuotaResult()) })
+/// }
+/// ```
+public final class TaskCancellable: Cancellable {
     private let task: Task<Void, Never>
 
-    init(_ task: Task<Void, Never>) {
+    /// A handle that cancels `task`.
+    public init(_ task: Task<Void, Never>) {
         self.task = task
     }
 
-    var isCancelled: Bool { task.isCancelled }
+    /// Whether the task was cancelled.
+    public var isCancelled: Bool { task.isCancelled }
 
-    func cancel() {
+    /// Cancels the task.
+    public func cancel() {
         task.cancel()
     }
 }

@@ -40,6 +40,21 @@ public final class Provider<Target: TargetType>: Sendable {
     /// The plugins every call goes through, in order (see ``Plugin`` for the
     /// order their hooks run in).
     public let plugins: [any Plugin]
+
+    /// The first of ``plugins`` that is a `P`, or `nil`: how a plugin's own
+    /// extension on `Provider` finds the instance it works with.
+    ///
+    /// ```swift
+    /// extension Provider {
+    ///     public var quota: QuotaPlugin? { plugin(QuotaPlugin.self) }
+    /// }
+    /// ```
+    public func plugin<P: Plugin>(_ type: P.Type) -> P? {
+        for plugin in plugins {
+            if let match = plugin as? P { return match }
+        }
+        return nil
+    }
     /// How bytes move: redirects, time-outs, deadline and size limits, the
     /// same on every transport.
     public let transfer: TransferConfiguration

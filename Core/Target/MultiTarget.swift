@@ -44,8 +44,13 @@ public enum MultiTarget: TargetType {
 
 extension TargetType {
     /// The target itself, or the one a ``MultiTarget`` wraps (unwrapped all the
-    /// way down).
-    var unwrapped: any TargetType {
+    /// way down): what to cast when looking for a protocol of your own on a
+    /// provider's target (``RequestContext/target`` is unwrapped already).
+    ///
+    /// ```swift
+    /// let retryable = (target.unwrapped as? any RetryableTarget)?.isRetryable ?? true
+    /// ```
+    public var unwrapped: any TargetType {
         // A type check first: for any other target type this costs no
         // dynamic cast on every request.
         guard Self.self == MultiTarget.self else { return self }

@@ -127,8 +127,8 @@ public final class URLSessionTransport: Transport {
         guard let setting else { return }
         throw .serverTrustFailed(ServerTrustFailure(host: host, reason: .unsupportedSetting(
             "URLSessionTransport cannot use \(setting) on Linux: FoundationNetworking offers no hook for custom certificate "
-                + "trust. Use AsyncHTTPClientTransport (the CourierAsyncHTTPClient product), which honours extra roots and "
-                + "root-certificate pins")))
+                + "trust. Use a transport that evaluates trust itself (the documentation's \"Choosing a transport\" "
+                + "names one), or leave \(setting) out of this transport's ServerTrust")))
     }
 }
 

@@ -117,10 +117,10 @@ public struct MetricsPlugin: Plugin {
                 Counter(label: "\(prefix).retries", dimensions: common, factory: factory).increment()
             case .redirect:
                 Counter(label: "\(prefix).redirects", dimensions: common, factory: factory).increment()
-            case .tokenRefresh:
+            case Self.tokenRefresh:
                 Counter(label: "\(prefix).token_refreshes", dimensions: common.filter { $0.0 != "method" }, factory: factory)
                     .increment()
-            case .cacheHit:
+            case Self.cacheHit:
                 let status = event.attributes["status"] ?? "hit"
                 Counter(label: "\(prefix).cache_hits", dimensions: common + [("cache_status", status)], factory: factory)
                     .increment()
@@ -129,6 +129,11 @@ public struct MetricsPlugin: Plugin {
             }
         }
     }
+
+    /// The events CourierAuth and CourierCache record, by their names (this
+    /// product depends on neither).
+    private static let tokenRefresh: RequestContext.Event.Name = "courier.token_refresh"
+    private static let cacheHit: RequestContext.Event.Name = "courier.cache_hit"
 
     /// `2xx` for 200…299, and so on; `error` outside 100…599.
     static func statusClass(_ statusCode: Int) -> String {

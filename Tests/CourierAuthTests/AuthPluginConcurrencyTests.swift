@@ -121,7 +121,7 @@ struct AuthPluginConcurrencyTests {
                 }
                 #expect(askError is SignInCancelled)
                 #expect((refreshError as? NetworkError)?.response?.statusCode == 400)
-                #expect("\(error)".hasPrefix("Authentication failed"))
+                #expect("\(error)".hasPrefix("The plugin AuthPlugin failed: "))
                 #expect("\(error)".contains("the stored credential was cleared"))
             }
         }

@@ -25,7 +25,7 @@ func loadProfile(_ provider: Provider<ProfileEndpoint>, baseURL: URL) async -> S
     do throws(NetworkError) {
         let response = try await provider.request(ProfileEndpoint(baseURL: baseURL))
         return String(decoding: response.data, as: UTF8.self)
-    } catch .authenticationFailed(let reason as AuthPlugin.Failure) {
+    } catch .plugin(_, let reason as AuthPlugin.Failure) {
         return "Sign in again: \(reason)"
     } catch {
         return "\(error)"

@@ -3,15 +3,17 @@ import Foundation
 
 extension AuthPlugin {
     /// Why authentication failed. It reaches the caller wrapped as
-    /// `NetworkError.authenticationFailed(failure)`:
+    /// `NetworkError.plugin("AuthPlugin", failure)`:
     ///
     /// ```swift
     /// do {
     ///     _ = try await provider.request(.profile)
-    /// } catch .authenticationFailed(let reason as AuthPlugin.Failure) {
+    /// } catch .plugin(_, let reason as AuthPlugin.Failure) {
     ///     showSignIn(reason)
     /// }
     /// ```
+    ///
+    /// Outside a typed `catch`, `error.authenticationFailure` finds it.
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// No credential is stored and there is no ask-for-credentials handler.
         case noCredential
@@ -97,5 +99,18 @@ extension AuthPlugin {
         public let seconds: TimeInterval
 
         public var description: String { "the refresh did not finish within \(seconds) seconds" }
+    }
+}
+
+extension NetworkError {
+    /// The ``AuthPlugin/Failure`` inside, when ``AuthPlugin`` failed the call
+    /// (the error is `.plugin("AuthPlugin", failure)`); `nil` otherwise.
+    ///
+    /// ```swift
+    /// if let failure = error.authenticationFailure { showSignIn(failure) }
+    /// ```
+    public var authenticationFailure: AuthPlugin.Failure? {
+        guard case .plugin(AuthPlugin.name, let failure as AuthPlugin.Failure) = self else { return nil }
+        return failure
     }
 }

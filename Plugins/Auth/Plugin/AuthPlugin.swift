@@ -44,7 +44,7 @@ import Foundation
 ///    `RefreshRefused` thrown by the refresh closure. Then the
 ///    ask-for-credentials handler runs; when that fails too, the store is
 ///    cleared and every waiting request fails with
-///    `NetworkError.authenticationFailed(AuthPlugin.Failure)`. Any other
+///    `NetworkError.plugin("AuthPlugin", AuthPlugin.Failure)`. Any other
 ///    failure (no connection, a time-out, a 5xx, any other 4xx such as 404,
 ///    407, 408, 425, 429 or 451, another 400, a cancelled task) keeps the
 ///    credential, asks nobody, and fails the waiting requests with
@@ -101,7 +101,7 @@ public struct AuthPlugin: Plugin {
     // MARK: - Plugin
 
     /// Adds the token, refreshing it first when it has expired.
-    /// - Throws: `NetworkError.authenticationFailed(AuthPlugin.Failure)` when
+    /// - Throws: `NetworkError.plugin("AuthPlugin", AuthPlugin.Failure)` when
     ///   no usable token can be had.
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         // A request that already says who it is (a login with Basic) keeps
@@ -121,7 +121,7 @@ public struct AuthPlugin: Plugin {
 
     /// Replays a request refused with the token this plugin added, once, with
     /// a refreshed one.
-    /// - Throws: `NetworkError.authenticationFailed(AuthPlugin.Failure)` when
+    /// - Throws: `NetworkError.plugin("AuthPlugin", AuthPlugin.Failure)` when
     ///   the refresh fails or the server refuses the refreshed token.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
         let response = try await next(request)
@@ -140,7 +140,7 @@ public struct AuthPlugin: Plugin {
         context.record(.init(.tokenRefresh, ["trigger": String(response.statusCode)]))
         let replayed = try await next(Self.authorize(request, type, renewed))
         guard !configuration.refreshStatusCodes.contains(replayed.statusCode) else {
-            throw NetworkError.authenticationFailed(Failure.refusedAfterRefresh(statusCode: replayed.statusCode))
+            throw NetworkError.plugin(Self.name, Failure.refusedAfterRefresh(statusCode: replayed.statusCode))
         }
         return replayed
     }
@@ -152,6 +152,9 @@ public struct AuthPlugin: Plugin {
     }
 
     // MARK: - Helpers
+
+    /// How ``NetworkError/plugin(_:_:)`` names this plugin.
+    static let name = "AuthPlugin"
 
     private func authorizationType(for target: any TargetType) -> AuthorizationType? {
         if let target = target as? any AccessTokenAuthorizable {
@@ -166,12 +169,20 @@ public struct AuthPlugin: Plugin {
         return request
     }
 
-    /// Wraps the plugin's own reasons in `NetworkError.authenticationFailed`.
+    /// Wraps the plugin's own reasons in `NetworkError.plugin`.
     private func authenticating<Value>(_ body: () async throws -> Value) async throws -> Value {
         do {
             return try await body()
         } catch let failure as Failure {
-            throw NetworkError.authenticationFailed(failure)
+            throw NetworkError.plugin(Self.name, failure)
         }
     }
+}
+
+extension RequestContext.Event.Name {
+    /// ``AuthPlugin`` renewed the credential during the call (or waited for
+    /// a renewal already under way). Attribute: `trigger` (`expired`, or the
+    /// status code the server refused the old credential with).
+    /// `MetricsPlugin` counts these as `courier.token_refreshes`.
+    public static let tokenRefresh: Self = "courier.token_refresh"
 }

@@ -233,3 +233,12 @@ public final class CachePlugin: Plugin {
         write(entry, key: plan.key)
     }
 }
+
+extension RequestContext.Event.Name {
+    /// ``CachePlugin`` answered the call. Attribute: `status` (`hit`
+    /// without asking the server, `revalidated` for a stored response a 304
+    /// confirmed, `stale` for an expired one served when the network failed
+    /// or while it is refreshed). `MetricsPlugin` counts these as
+    /// `courier.cache_hits`.
+    public static let cacheHit: Self = "courier.cache_hit"
+}

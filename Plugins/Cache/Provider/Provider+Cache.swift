@@ -76,6 +76,6 @@ extension Provider {
 
     /// The provider's first ``CachePlugin``, if it has one.
     public var cachePlugin: CachePlugin? {
-        plugins.lazy.compactMap { $0 as? CachePlugin }.first
+        plugin(CachePlugin.self)
     }
 }

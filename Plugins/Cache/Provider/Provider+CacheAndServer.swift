@@ -82,7 +82,7 @@ extension Provider {
                 deliver(.failure(error))
             }
         }
-        return CacheTaskCancellable(task)
+        return TaskCancellable(task)
     }
 
     // MARK: - The two legs
@@ -112,31 +112,10 @@ extension Provider {
             cached = nil
         }
         if let cached { yield(cached) }
-        guard decision.shouldSendRequest(Self.unwrap(target), cached) else {
+        guard decision.shouldSendRequest(target.unwrapped, cached) else {
             if cached == nil { throw .plugin("CachePlugin", CachePlugin.Failure.notCached(target.baseURL)) }
             return
         }
         yield(try await request(target, options: options.cachePolicy(.custom(decision.sending))))
-    }
-
-    private static func unwrap(_ target: Target) -> any TargetType {
-        var current: any TargetType = target
-        while let multi = current as? MultiTarget { current = multi.target }
-        return current
-    }
-}
-
-/// A `Cancellable` for the callback forms of the cache's calls.
-final class CacheTaskCancellable: Cancellable {
-    private let task: Task<Void, Never>
-
-    init(_ task: Task<Void, Never>) {
-        self.task = task
-    }
-
-    var isCancelled: Bool { task.isCancelled }
-
-    func cancel() {
-        task.cancel()
     }
 }

@@ -191,11 +191,9 @@ final class TestClock: Sendable {
 }
 
 extension NetworkError {
-    /// The plugin's reason, when this is `.authenticationFailed(AuthPlugin.Failure)`.
-    var authFailure: AuthPlugin.Failure? {
-        guard case .authenticationFailed(let reason) = self else { return nil }
-        return reason as? AuthPlugin.Failure
-    }
+    /// The plugin's reason: the public `authenticationFailure`, by the name
+    /// these tests have always used.
+    var authFailure: AuthPlugin.Failure? { authenticationFailure }
 }
 
 /// Sends `count` requests for `target` at once and returns each result, in no
