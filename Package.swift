@@ -206,7 +206,16 @@ var targets: [Target] = [
         ],
         path: "Examples/Demo"
     ),
-    .executableTarget(name: "CustomPlugin", dependencies: ["Courier", "CourierLoopback"], path: "Examples/CustomPlugin"),
+    // The example's session plugin is a library of its own, on `Courier`
+    // alone: the example runs it, IntegrationTests tests it, and
+    // .ci/outside-plugins builds a copy of it from another package.
+    .target(name: "SessionPluginExample", dependencies: ["Courier"], path: "Examples/CustomPlugin/Plugin"),
+    .executableTarget(
+        name: "CustomPlugin",
+        dependencies: ["Courier", "CourierLoopback", "SessionPluginExample"],
+        path: "Examples/CustomPlugin",
+        exclude: ["Plugin"]
+    ),
     // A client generated once by swift-openapi-generator from
     // Examples/OpenAPIClient/GreetingsAPI/openapi.yaml and committed (see the
     // README there), used by the OpenAPI example and CourierOpenAPI's tests.
@@ -305,6 +314,7 @@ targets.append(.testTarget(
     name: "IntegrationTests",
     dependencies: [
         "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierTestSupport",
+        "SessionPluginExample",
         .product(name: "Logging", package: "swift-log", condition: when("Logging")),
     ],
     path: "Tests/IntegrationTests"

@@ -4,9 +4,14 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import SessionPluginExample
 
 // How to write a Courier plugin: implement only the hooks you need.
-// `swift run CustomPlugin` starts a small API on 127.0.0.1 and calls it.
+// `swift run CustomPlugin` starts a small API on 127.0.0.1 and calls it with
+// two plugins: `RequestIDPlugin` below (two hooks), and `SessionPlugin` in
+// Plugin/SessionPlugin.swift, which renews an expiring session for many
+// concurrent calls at once, as an authentication plugin would, on Courier's
+// public API alone.
 
 // MARK: - The plugin
 
@@ -56,10 +61,29 @@ struct ExampleAPI: TargetType {
 let server = try await LoopbackServer.start()
 server.route("/hello") { request in .text("hello, \(request.header("X-Request-ID") ?? "stranger")") }
 server.route("/slow") { _ in LoopbackResponse(body: .data(Data("done".utf8)), delay: 0.2) }
+
+// Sessions: /login hands out a new one; /profile accepts only the latest,
+// and answers 419 (expired) to any other.
+let sessions = Locked((issued: 0, current: ""))
+server.route("/login") { _ in
+    .text(sessions.withLock { state in
+        state.issued += 1
+        state.current = "session-\(state.issued)"
+        return state.current
+    })
+}
+server.route("/profile") { request in
+    request.header("X-Session") == sessions.current.current ? .json(["name": "Ada"]) : .text("expired", status: 419)
+}
+
 let hello = ExampleAPI(baseURL: server.baseURL, path: "/hello")
 let slow = ExampleAPI(baseURL: server.baseURL, path: "/slow")
+let profile = ExampleAPI(baseURL: server.baseURL, path: "/profile")
+let login = ExampleAPI(baseURL: server.baseURL, path: "/login")
 
-let provider = Provider<ExampleAPI>(plugins: [RequestIDPlugin()])
+let loginProvider = Provider<ExampleAPI>()
+let session = SessionPlugin(renew: { String(decoding: try await loginProvider.request(login).data, as: UTF8.self) })
+let provider = Provider<ExampleAPI>(plugins: [RequestIDPlugin(), session])
 do {
     let greeting = try await provider.request(hello)
     print("server says: \(String(decoding: greeting.data, as: UTF8.self))")
@@ -70,6 +94,15 @@ do {
     async let first = provider.request(slow)
     async let second = provider.request(hello)
     _ = try await (first, second)
+
+    // The server forgets the session; five calls at once meet the 419, and
+    // one renewal serves them all.
+    sessions.withLock { $0.current = "rotated-by-the-server" }
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<5 { group.addTask { try await provider.request(profile).statusCode } }
+        for try await status in group { print("profile: \(status)") }
+    }
+    print("sessions issued: \(sessions.current.issued), now using \(provider.sessionPlugin?.session ?? "none")")
 } catch {
     print("request failed: \(error)")
 }
