@@ -13,9 +13,8 @@ extension URL {
     /// Whether this is an absolute `http` or `https` URL whose host is
     /// written in ASCII letters, digits, dots and hyphens, with or without a
     /// port: the usual URL, told from its string instead of asking
-    /// Foundation for its scheme and host (which parses them again, a few
-    /// hundred nanoseconds on every request). `false` says only that those
-    /// full checks must decide.
+    /// Foundation for its scheme and host (which parses them again on every
+    /// request). `false` says only that those full checks must decide.
     var isPlainHTTPWithHost: Bool {
         var string = absoluteString
         return string.withUTF8 { bytes in

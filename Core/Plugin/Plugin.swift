@@ -4,9 +4,7 @@ import FoundationNetworking
 #endif
 
 /// Middleware for a ``Provider``: five hooks around every request, each with a
-/// default that does nothing, so a plugin writes only the ones it needs. A
-/// hook a plugin does not write costs nothing: after the first calls the
-/// provider knows it is the default and no longer calls it.
+/// default that does nothing, so a plugin writes only the ones it needs.
 ///
 /// ## The order of the hooks
 /// For `provider.request(target)`, with `plugins: [a, b]`:
@@ -101,34 +99,25 @@ public protocol Plugin: Sendable {
 public typealias PluginNext = @Sendable (URLRequest) async throws(NetworkError) -> Response
 
 extension Plugin {
-    // Each default tells the call's probe that it ran, so the provider learns
-    // to skip it (see `PluginHookLedger`).
-
+    /// Returns `request` unchanged.
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
-        reportDefault(.prepare, to: context)
-        return request
+        request
     }
 
-    public func willSend(_ request: URLRequest, context: RequestContext) async {
-        reportDefault(.willSend, to: context)
-    }
+    /// Does nothing.
+    public func willSend(_ request: URLRequest, context: RequestContext) async {}
 
+    /// Sends the request on: `try await next(request)`.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        reportDefault(.intercept, to: context)
-        return try await next(request)
+        try await next(request)
     }
 
-    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
-        reportDefault(.didReceive, to: context)
-    }
+    /// Does nothing.
+    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {}
 
+    /// Returns `result` unchanged.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
-        reportDefault(.process, to: context)
-        return result
-    }
-
-    private func reportDefault(_ hook: PluginHooks, to context: RequestContext) {
-        context.hookProbe?.reportDefault(hook, type: ObjectIdentifier(type(of: self)))
+        result
     }
 }
 

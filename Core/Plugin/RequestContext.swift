@@ -38,12 +38,6 @@ public struct RequestContext: Sendable {
         attempts: Int, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void],
         decoders: [any StreamedBodyDecoder]
     )>
-    /// Per plugin, the hooks the pipeline skips because they are the
-    /// protocol's defaults (see ``PluginHookLedger``).
-    let hookDefaults: [PluginHooks]
-    /// While the provider still learns which hooks are defaults, where the
-    /// defaults report themselves.
-    let hookProbe: HookProbe?
 
     /// The operation the call performs, when the caller named one: an
     /// OpenAPI operation ID for calls of `CourierOpenAPI`, or whatever
@@ -57,12 +51,9 @@ public struct RequestContext: Sendable {
         stubBehavior: StubBehavior,
         isDownload: Bool = false,
         isFileUpload: Bool = false,
-        isStreamed: Bool = false,
-        hooks: (defaults: [PluginHooks], probe: HookProbe?)
+        isStreamed: Bool = false
     ) {
         self.target = target
-        self.hookDefaults = hooks.defaults
-        self.hookProbe = hooks.probe
         self.id = RequestContext.nextID.withLock { id in
             id += 1
             return id
@@ -146,18 +137,6 @@ public struct RequestContext: Sendable {
             return progress.streamEnd
         }
         for handler in handlers { handler(summary) }
-    }
-
-    /// Whether the pipeline calls `hook` of `plugins[index]`: not when it is
-    /// the protocol's default. When it does, the probe (if any) is armed for
-    /// the call. (The plugin is only read when there is a probe: copying it
-    /// out of the array costs more than the check.)
-    func calls(_ hook: PluginHooks, ofPluginAt index: Int, in plugins: [any Plugin]) -> Bool {
-        guard !hookDefaults[index].contains(hook) else { return false }
-        if let hookProbe {
-            hookProbe.arm(hook, index: index, plugin: plugins[index])
-        }
-        return true
     }
 
     /// Marks the call as uploading from a file, once its body is built.

@@ -39,8 +39,7 @@ extension Provider {
                                     downloads: destination == nil ? nil : DownloadLedger())
         defer { inputs.downloads?.discardUnplaced() }
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
-                                     isDownload: inputs.downloadDestination != nil, isStreamed: streaming != nil,
-                                     hooks: pluginHooks.plan())
+                                     isDownload: inputs.downloadDestination != nil, isStreamed: streaming != nil)
         inputs.context = context
         inputs.handoff = streaming
         streaming?.context = context
@@ -70,15 +69,12 @@ extension Provider {
             result = .failure(error)
         }
 
-        for index in plugins.indices where context.calls(.didReceive, ofPluginAt: index, in: plugins) {
-            await plugins[index].didReceive(result, context: context)
+        for plugin in plugins {
+            await plugin.didReceive(result, context: context)
         }
         var processed = result
-        for index in plugins.indices where context.calls(.process, ofPluginAt: index, in: plugins) {
-            processed = await plugins[index].process(processed, context: context)
-        }
-        if let probe = context.hookProbe {
-            pluginHooks.record(probe)
+        for plugin in plugins {
+            processed = await plugin.process(processed, context: context)
         }
         let response = try processed.get()
         guard target.validationType.accepts(response.statusCode) else {
@@ -108,8 +104,7 @@ extension Provider {
 
     nonisolated(nonsending) private func prepare(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> URLRequest {
         var request = request
-        for index in plugins.indices where context.calls(.prepare, ofPluginAt: index, in: plugins) {
-            let plugin = plugins[index]
+        for plugin in plugins {
             do {
                 request = try await plugin.prepare(request, context: context)
             } catch {
@@ -132,9 +127,7 @@ extension Provider {
         sample: Endpoint.SampleResponseClosure,
         from index: Int = 0
     ) async throws(NetworkError) -> Response {
-        // The next plugin whose intercept is its own, not the default.
-        let next = plugins.indices[index...].first { context.calls(.intercept, ofPluginAt: $0, in: plugins) }
-        guard let index = next else {
+        guard index < plugins.count else {
             return try await transmit(request, context: context, inputs: inputs, sample: sample)
         }
         let plugin = plugins[index]
@@ -159,8 +152,8 @@ extension Provider {
         _ = context.beginAttempt()
         // A replay's body replaces the one before; that one is never read.
         inputs.handoff?.discard()
-        for index in plugins.indices where context.calls(.willSend, ofPluginAt: index, in: plugins) {
-            await plugins[index].willSend(request, context: context)
+        for plugin in plugins {
+            await plugin.willSend(request, context: context)
         }
         switch context.stubBehavior {
         case .never:

@@ -62,19 +62,10 @@ public final class Provider<Target: TargetType>: Sendable {
     public let coalescesRequests: Bool
 
     let inflight = InflightRegistry()
-    /// Which of the plugins' hooks are the protocol's defaults, learnt from
-    /// the first calls, so they are skipped.
-    let pluginHooks: PluginHookLedger
 
     /// How many calls are waiting on coalesced transfers right now; for tests
     /// that need to know every caller has joined before a response arrives.
     @_spi(Testing) public var coalescedWaiterCount: Int { inflight.waiterCount }
-
-    /// For each plugin, the names of the hooks the provider has learnt are
-    /// the protocol's defaults and so skips.
-    @_spi(Testing) public var skippedPluginHooks: [[String]] { pluginHooks.defaults.map(\.names) }
-    /// Whether calls still learn which hooks the plugins write (for tests).
-    @_spi(Testing) public var learnsPluginHooks: Bool { pluginHooks.isLearning }
 
     /// Creates a provider.
     /// - Parameters:
@@ -115,7 +106,6 @@ public final class Provider<Target: TargetType>: Sendable {
         self.plugins = plugins
         self.transfer = transfer
         self.coalescesRequests = coalescesRequests
-        self.pluginHooks = PluginHookLedger(pluginCount: plugins.count)
     }
 
     /// The endpoint the provider builds for `target`: its endpoint closure's

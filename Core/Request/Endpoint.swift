@@ -145,7 +145,7 @@ public struct Endpoint: Sendable {
         }
         var request = URLRequest(url: url)
         // A new request is already a GET, and setting the method copies the
-        // request's storage on Linux (a few microseconds per request).
+        // request's storage on Linux.
         if request.httpMethod != method.rawValue {
             request.httpMethod = method.rawValue
         }

@@ -2,21 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A response from the server, or from a stub: status code, body, and the
 /// request and HTTP response it came from.
 public struct Response: Sendable, CustomStringConvertible {
     /// Everything the response holds, in one object: a response is copied
     /// from plugin to plugin, and one reference is one retain per copy.
-    private let box: StorageBox
-    private var storage: Storage { box.storage }
+    private let storage: Storage
 
     /// The HTTP status code.
     public var statusCode: Int { storage.parts.statusCode }
@@ -106,7 +98,7 @@ public struct Response: Sendable, CustomStringConvertible {
     }
 
     private init(_ parts: Parts, made: HTTPURLResponse? = nil) {
-        box = StorageBox(storage: Storage.make(parts, made: made))
+        storage = Storage(parts, made: made)
     }
 
     /// The value of a response header field, matched case-insensitively.
@@ -170,66 +162,29 @@ extension Response {
         var download: DownloadFile?
     }
 
-    /// The parts, and the response made from a deferred head once read.
-    fileprivate struct Contents {
+    /// The parts, which never change, and the `HTTPURLResponse` made from
+    /// a deferred head when first read, kept under a lock.
+    fileprivate final class Storage: Sendable {
         let parts: Parts
-        var made: HTTPURLResponse?
-    }
+        private let made: Locked<HTTPURLResponse?>
 
-    /// The contents and the lock that guards the response made from a
-    /// deferred head, in one allocation. The parts never change after they
-    /// are made, so they are read without the lock.
-    /// The storage, sendable: its parts never change and what does change is
-    /// only touched under its lock. (A `ManagedBuffer` subclass cannot
-    /// declare that itself.)
-    fileprivate struct StorageBox: @unchecked Sendable {
-        let storage: Storage
-    }
-
-    fileprivate final class Storage: ManagedBuffer<Contents, pthread_mutex_t> {
-        static func make(_ parts: Parts, made: HTTPURLResponse?) -> Storage {
-            let buffer = Storage.create(minimumCapacity: 1) { _ in Contents(parts: parts, made: made) }
-            buffer.withUnsafeMutablePointerToElements { mutex in
-                mutex.initialize(to: pthread_mutex_t())
-                pthread_mutex_init(mutex, nil)
-            }
-            // `create` returns the dynamic type it was called on.
-            return unsafeDowncast(buffer, to: Storage.self)
-        }
-
-        var parts: Parts {
-            withUnsafeMutablePointerToHeader { $0.pointee.parts }
+        init(_ parts: Parts, made: HTTPURLResponse?) {
+            self.parts = parts
+            self.made = Locked(made)
         }
 
         /// The HTTP response made from `url` and `fields`, made on the first
         /// call and kept.
         func made(url: URL, statusCode: Int, fields: [String: String]) -> HTTPURLResponse? {
-            withUnsafeMutablePointers { contents, mutex in
-                pthread_mutex_lock(mutex)
-                defer { pthread_mutex_unlock(mutex) }
-                if let made = contents.pointee.made { return made }
-                let made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
-                contents.pointee.made = made
+            made.withLock { made in
+                if let made { return made }
+                made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
                 return made
             }
         }
 
         /// The response made so far, if any, for a copy to keep.
-        var madeSoFar: HTTPURLResponse? {
-            withUnsafeMutablePointers { contents, mutex in
-                pthread_mutex_lock(mutex)
-                defer { pthread_mutex_unlock(mutex) }
-                return contents.pointee.made
-            }
-        }
-
-        // The header (the contents) is deinitialized by ManagedBuffer itself.
-        deinit {
-            withUnsafeMutablePointerToElements { mutex in
-                pthread_mutex_destroy(mutex)
-                _ = mutex.deinitialize(count: 1)
-            }
-        }
+        var madeSoFar: HTTPURLResponse? { made.current }
     }
 }
 

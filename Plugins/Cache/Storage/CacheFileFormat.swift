@@ -30,9 +30,7 @@ import Foundation
 /// (another magic or version, a length that does not add up, bytes left over
 /// in the metadata, invalid UTF-8, a checksum that does not match) makes
 /// `decode(_:)` return `nil`: a foreign, truncated, corrupt or older file is a
-/// miss. Version 1 kept the metadata as JSON, which cost a hit ten times a
-/// read of the file; version 2 ran its checksum a byte at a time, a third of
-/// a hit's time.
+/// miss, so a file an older version wrote is read again from the server.
 enum CacheFileFormat {
     static let magic: [UInt8] = [0x89, 0x43, 0x52, 0x43, 0x41, 0x43, 0x48, 0x45]
     static let version: UInt16 = 3
