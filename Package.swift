@@ -93,7 +93,7 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
-    .target(name: "CourierGzip", dependencies: ["Courier", "CZlib"], path: "Plugins/Gzip/Sources"),
+    .target(name: "CourierGzip", dependencies: ["Courier", "CZlib"], path: "Plugins/Gzip", exclude: ["CZlib"]),
     .target(name: "CourierCache", dependencies: ["Courier"], path: "Plugins/Cache"),
     .target(name: "CourierRetry", dependencies: ["Courier"], path: "Plugins/Retry"),
     // CourierCombine also depends on three mappers, for Moya's `map(_:)`,
@@ -107,7 +107,7 @@ var targets: [Target] = [
             .product(name: "OpenCombine", package: "OpenCombine",
                      condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd], traits: ["Combine"])),
         ],
-        path: "Plugins/Combine"
+        path: "Plugins/Adapters/Combine"
     ),
     .target(
         name: "CourierAsyncHTTPClient",
@@ -119,7 +119,7 @@ var targets: [Target] = [
             // The handshake event of the trust diagnosis.
             .product(name: "NIOTLS", package: "swift-nio", condition: when("AsyncHTTPClient")),
         ] + nio,
-        path: "Plugins/AsyncHTTPClient"
+        path: "Plugins/Transports/AsyncHTTPClient"
     ),
     .target(
         name: "CourierOpenAPI",
@@ -128,7 +128,7 @@ var targets: [Target] = [
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: when("OpenAPI")),
         ],
-        path: "Plugins/OpenAPI"
+        path: "Plugins/Adapters/OpenAPI"
     ),
     .target(
         name: "CourierTracing",
@@ -154,7 +154,7 @@ var targets: [Target] = [
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: when("Postgres")),
             .product(name: "Crypto", package: "swift-crypto", condition: when("Postgres")),
         ],
-        path: "Plugins/Postgres",
+        path: "Plugins/Stores/Postgres",
         exclude: ["CourierPostgres.docc"]
     ),
 

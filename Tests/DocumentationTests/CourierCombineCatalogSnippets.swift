@@ -1,4 +1,4 @@
-// The code of Plugins/Combine/CourierCombine.docc/CourierCombine.md.
+// The code of Plugins/Adapters/Combine/CourierCombine.docc/CourierCombine.md.
 // Needs the test target to depend on CourierCombine.
 
 import Courier

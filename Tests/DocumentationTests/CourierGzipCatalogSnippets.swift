@@ -1,4 +1,4 @@
-// The code of Plugins/Gzip/Sources/CourierGzip.docc/CourierGzip.md.
+// The code of Plugins/Gzip/CourierGzip.docc/CourierGzip.md.
 
 import Courier
 import CourierAsyncHTTPClient
