@@ -94,7 +94,13 @@ var targets: [Target] = [
         providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
     .target(name: "CourierGzip", dependencies: ["Courier", "CZlib"], path: "Plugins/Gzip", exclude: ["CZlib"]),
-    .target(name: "CourierCache", dependencies: ["Courier"], path: "Plugins/Cache"),
+    // CourierCache hashes keys and bodies with swift-crypto (HMAC-SHA256 names
+    // the disk cache's files).
+    .target(
+        name: "CourierCache",
+        dependencies: ["Courier", .product(name: "Crypto", package: "swift-crypto")],
+        path: "Plugins/Cache"
+    ),
     .target(name: "CourierRetry", dependencies: ["Courier"], path: "Plugins/Retry"),
     // CourierCombine also depends on three mappers, for Moya's `map(_:)`,
     // `mapJSON()` and `mapString()` operators on publishers of responses:
@@ -142,9 +148,9 @@ var targets: [Target] = [
     ),
     // CourierPostgres implements two protocols that live in other plugins,
     // `CredentialStoring` (CourierAuth) and `ResponseCaching` (CourierCache),
-    // so it depends on those two as well: both are Foundation only and
-    // resolve no package. ServiceLifecycle, SwiftNIO's locks and swift-crypto
-    // (SHA-256 of cache keys) come with postgres-nio.
+    // so it depends on those two as well (CourierAuth resolves no package,
+    // CourierCache only swift-crypto). ServiceLifecycle, SwiftNIO's locks and
+    // swift-crypto (SHA-256 of cache keys) come with postgres-nio.
     .target(
         name: "CourierPostgres",
         dependencies: [
@@ -190,6 +196,7 @@ var targets: [Target] = [
         dependencies: nio + [
             "CZlib", "CTSanDefaults",
             .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: when("AsyncHTTPClient")),
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         path: "Tests/Loopback",
         exclude: ["Certificates"],

@@ -36,7 +36,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         identityHeaderFields: [String] = ["Authorization"],
         fingerprint: ((Data) -> String)? = nil
     ) -> CacheKey? {
-        let fingerprint = fingerprint ?? { SHA256Digest.hex($0) }
+        let fingerprint = fingerprint ?? { CacheDigest.hex($0) }
         let cacheable = target as? any CacheableTarget
         let method = request.httpMethod ?? "GET"
         var parts: [String]

@@ -1,4 +1,5 @@
 import Courier
+import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -88,9 +89,9 @@ public final class DiskResponseCache: ResponseCaching {
     // instances on the same directory stay safe through atomic renames. Keyed
     // by the digest that names each file: 32 bytes compared word by word,
     // where the file name would be 78 characters hashed and compared.
-    private let index = Locked(LRUIndex<SHA256Digest, Void>())
+    private let index = Locked(LRUIndex<CacheDigest, Void>())
     /// The key of the keyed hashes, read from the directory's key file.
-    private let secret: HMACKey
+    private let secret: SymmetricKey
 
     /// Opens (and creates, if needed) a disk store in `directory`.
     /// - Parameters:
@@ -130,18 +131,18 @@ public final class DiskResponseCache: ResponseCaching {
     }
 
     /// The keyed hash that names the file of `key`.
-    private func digest(_ key: String) -> SHA256Digest {
-        SHA256Digest(authenticating: key, with: secret)
+    private func digest(_ key: String) -> CacheDigest {
+        CacheDigest(authenticating: key, with: secret)
     }
 
     /// The file of the key whose digest is `digest`.
-    private func fileURL(_ digest: SHA256Digest) -> URL {
+    private func fileURL(_ digest: CacheDigest) -> URL {
         directory.appendingPathComponent(digest.hex + "." + Self.fileExtension, isDirectory: false)
     }
 
     /// The path of the file of the key whose digest is `digest`, built in one
     /// string.
-    private func path(_ digest: SHA256Digest) -> String {
+    private func path(_ digest: CacheDigest) -> String {
         let directory = directoryPath.utf8
         let suffix = ("." + Self.fileExtension).utf8
         return String(unsafeUninitializedCapacity: directory.count + 64 + suffix.count) { buffer in
@@ -247,7 +248,7 @@ public final class DiskResponseCache: ResponseCaching {
     /// ``CachePlugin`` puts in keys and entries in place of an `Authorization`
     /// value, a request body or a value a response varies on.
     public func fingerprint(of value: Data) -> String {
-        value.withUnsafeBytes { SHA256Digest(authenticating: $0, with: secret) }.hex
+        value.withUnsafeBytes { CacheDigest(authenticating: $0, with: secret) }.hex
     }
 
     // MARK: - Files
@@ -284,7 +285,7 @@ public final class DiskResponseCache: ResponseCaching {
         return true
     }
 
-    private func trim(_ index: inout LRUIndex<SHA256Digest, Void>) {
+    private func trim(_ index: inout LRUIndex<CacheDigest, Void>) {
         while index.totalCost > configuration.sizeLimit, let victim = index.leastRecent {
             unlink(path(victim))
             index.remove(victim)
@@ -296,7 +297,7 @@ public final class DiskResponseCache: ResponseCaching {
     /// one of the store's and is left alone.
     private func loadIndex(from files: [URL]) {
         let now = Date()
-        var found: [(digest: SHA256Digest, size: Int, modified: Date)] = []
+        var found: [(digest: CacheDigest, size: Int, modified: Date)] = []
         for file in files {
             let values = try? file.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
             let modified = values?.contentModificationDate ?? .distantPast
@@ -322,22 +323,22 @@ public final class DiskResponseCache: ResponseCaching {
 
     /// The digest an entry file is named by, or `nil` when `file` is not
     /// named like an entry.
-    private static func digest(naming file: URL) -> SHA256Digest? {
+    private static func digest(naming file: URL) -> CacheDigest? {
         guard file.pathExtension == fileExtension else { return nil }
-        return SHA256Digest(hex: file.deletingPathExtension().lastPathComponent)
+        return CacheDigest(hex: file.deletingPathExtension().lastPathComponent)
     }
 
     private static let storedKeyPrefix = "sha256:"
     private static let storedKeyLength = storedKeyPrefix.utf8.count + 64
 
     /// What a file holds in place of the key whose digest is `digest`.
-    static func storedKey(_ digest: SHA256Digest) -> String {
+    static func storedKey(_ digest: CacheDigest) -> String {
         storedKeyPrefix + digest.hex
     }
 
     /// Whether a file's stored key names `digest`: its bytes are compared
     /// with the expected ones, nothing is parsed or allocated.
-    private static func isStoredKey(_ storedKey: String, of digest: SHA256Digest) -> Bool {
+    private static func isStoredKey(_ storedKey: String, of digest: CacheDigest) -> Bool {
         var storedKey = storedKey
         return storedKey.withUTF8 { bytes in
             guard bytes.count == storedKeyLength, let base = bytes.baseAddress else { return false }
@@ -375,11 +376,11 @@ public final class DiskResponseCache: ResponseCaching {
     /// trimmed in time).
     /// - Throws: ``CachePlugin/Failure/directoryUnavailable(_:_:)`` when no
     ///   key can be read or written.
-    private static func secret(in directory: URL) throws(CachePlugin.Failure) -> HMACKey {
+    private static func secret(in directory: URL) throws(CachePlugin.Failure) -> SymmetricKey {
         let path = directory.appendingPathComponent(secretFileName).path
         if case .read(let bytes) = readEntryFile(atPath: path, owner: geteuid(), limit: 64, privateOnly: true),
            (16...64).contains(bytes.count) {
-            return HMACKey(bytes)
+            return SymmetricKey(data: bytes)
         }
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -401,13 +402,13 @@ public final class DiskResponseCache: ResponseCaching {
         if link(temporary.path, path) != 0 {
             if case .read(let theirs) = readEntryFile(atPath: path, owner: geteuid(), limit: 64, privateOnly: true),
                (16...64).contains(theirs.count) {
-                return HMACKey(theirs)
+                return SymmetricKey(data: theirs)
             }
             guard rename(temporary.path, path) == 0 else {
                 throw .directoryUnavailable(directory, POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
             }
         }
-        return HMACKey(bytes)
+        return SymmetricKey(data: bytes)
     }
 
     enum EntryFile {

@@ -51,7 +51,7 @@ public protocol ResponseCaching: Sendable {
 extension ResponseCaching {
     /// The SHA-256 of `value`, in lower-case hex.
     public func fingerprint(of value: Data) -> String {
-        SHA256Digest.hex(value)
+        CacheDigest.hex(value)
     }
 }
 

@@ -1,112 +1,53 @@
+import Crypto
 import Foundation
 
-/// SHA-256 (FIPS 180-4), for checking that a downloaded file holds exactly the
-/// bytes the server sent. Incremental, so large bodies need not sit in memory.
-public struct SHA256: Sendable {
-    private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    private var pending: [UInt8] = []
-    private var length: UInt64 = 0
+/// swift-crypto's SHA-256, the one Courier uses, under the name the tests
+/// use, with the hex forms they compare: whether a downloaded file holds
+/// exactly the bytes the server sent, and what a disk cache file is named.
+public typealias SHA256 = Crypto.SHA256
 
-    public init() {}
-
-    /// The hex digest of `data`.
+extension Crypto.SHA256 {
+    /// The lower-case hex digest of `data`.
     public static func hex(_ data: Data) -> String {
-        var hasher = SHA256()
-        hasher.update(data)
-        return hasher.finalizeHex()
+        hash(data: data).hexDigits
     }
 
-    /// The hex HMAC-SHA256 (RFC 2104) of `message` under `key` (at most 64
-    /// bytes).
+    /// The lower-case hex HMAC-SHA256 (RFC 2104) of `message` under `key`.
     public static func hmacHex(key: Data, message: Data) -> String {
-        let block = [UInt8](key) + [UInt8](repeating: 0, count: 64 - key.count)
-        var inner = SHA256()
-        inner.update(Data(block.map { $0 ^ 0x36 }) + message)
-        let innerHex = inner.finalizeHex()
-        let innerBytes = stride(from: 0, to: 64, by: 2).map { offset -> UInt8 in
-            let start = innerHex.index(innerHex.startIndex, offsetBy: offset)
-            return UInt8(innerHex[start..<innerHex.index(start, offsetBy: 2)], radix: 16) ?? 0
-        }
-        var outer = SHA256()
-        outer.update(Data(block.map { $0 ^ 0x5c }) + Data(innerBytes))
-        return outer.finalizeHex()
+        HMAC<Crypto.SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)).hexDigits
     }
 
-    /// The hex digest of a file's contents, read in chunks.
+    /// The lower-case hex digest of a file's contents, read in chunks so a
+    /// large file need not sit in memory.
     public static func hex(fileAt url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        var hasher = SHA256()
+        var hasher = Crypto.SHA256()
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(chunk)
+            hasher.update(data: chunk)
         }
-        return hasher.finalizeHex()
+        return hasher.finalize().hexDigits
     }
 
+    /// An empty digest to ``update(_:)`` chunk by chunk.
+    public static func incremental() -> Self {
+        Self()
+    }
+
+    /// Adds `data` to the digest.
     public mutating func update(_ data: Data) {
-        length += UInt64(data.count)
-        pending.append(contentsOf: data)
-        var offset = 0
-        while pending.count - offset >= 64 {
-            compress(pending[offset..<offset + 64])
-            offset += 64
-        }
-        pending.removeFirst(offset)
+        update(data: data)
     }
 
-    public mutating func finalizeHex() -> String {
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        let bits = length &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        var offset = 0
-        while offset < tail.count {
-            compress(tail[offset..<offset + 64])
-            offset += 64
-        }
-        pending = []
-        return state.map { String(format: "%08x", $0) }.joined()
+    /// The lower-case hex digest of everything added.
+    public func finalizeHex() -> String {
+        finalize().hexDigits
     }
+}
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        let base = block.startIndex
-        for i in 0..<16 {
-            w[i] = UInt32(block[base + 4 * i]) << 24 | UInt32(block[base + 4 * i + 1]) << 16
-                | UInt32(block[base + 4 * i + 2]) << 8 | UInt32(block[base + 4 * i + 3])
-        }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+extension ContiguousBytes {
+    /// The bytes as lower-case hex digits.
+    fileprivate var hexDigits: String {
+        withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
     }
-
-    private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
-
-    private static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
 }
