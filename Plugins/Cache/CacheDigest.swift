@@ -29,12 +29,16 @@ struct CacheDigest: Hashable, Sendable {
 
     /// The HMAC-SHA256 (RFC 2104) of `message` under `key`: a digest no one
     /// can compute, and so no one can test a guess against, without the key.
-    init(authenticating message: UnsafeRawBufferPointer, with key: SymmetricKey) {
-        self = HMAC<SHA256>.authenticationCode(for: message, using: key).withUnsafeBytes(CacheDigest.init(digestBytes:))
+    /// `keyed` is an HMAC already set up with the key, which is copied.
+    init(authenticating message: UnsafeRawBufferPointer, with keyed: HMAC<SHA256>) {
+        var mac = keyed
+        mac.update(data: message)
+        self = mac.finalize().withUnsafeBytes(CacheDigest.init(digestBytes:))
     }
 
-    /// The HMAC-SHA256 of a string's UTF-8 bytes under `key`.
-    init(authenticating string: String, with key: SymmetricKey) {
+    /// The HMAC-SHA256 of a string's UTF-8 bytes under the key `keyed` was
+    /// set up with.
+    init(authenticating string: String, with key: HMAC<SHA256>) {
         var string = string
         self = string.withUTF8 { CacheDigest(authenticating: UnsafeRawBufferPointer($0), with: key) }
     }

@@ -91,7 +91,9 @@ public final class DiskResponseCache: ResponseCaching {
     // where the file name would be 78 characters hashed and compared.
     private let index = Locked(LRUIndex<CacheDigest, Void>())
     /// The key of the keyed hashes, read from the directory's key file.
-    private let secret: SymmetricKey
+    /// HMAC-SHA256 keyed with the directory's key, copied for each digest
+    /// (the key is set up once, not per hit).
+    private let secret: HMAC<SHA256>
 
     /// Opens (and creates, if needed) a disk store in `directory`.
     /// - Parameters:
@@ -113,7 +115,7 @@ public final class DiskResponseCache: ResponseCaching {
             if let reason = Self.distrust(directory) {
                 throw CachePlugin.Failure.untrustedDirectory(directory, reason: reason)
             }
-            secret = try Self.secret(in: directory)
+            secret = HMAC<SHA256>(key: try Self.secret(in: directory))
             files = try FileManager.default.contentsOfDirectory(
                 at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]
             )
