@@ -38,25 +38,11 @@ public struct JSONMapper: ResponseMapper {
     /// Reads the response's body.
     /// - Throws: ``JSONMappingFailure``.
     public func map(_ response: Response) throws(JSONMappingFailure) -> Any {
-        let path = try keyPath.map { keyPath throws(JSONMappingFailure) in try JSONMappingFailure.parse(keyPath) }
-        if response.data.isEmpty {
-            if failsOnEmptyData { throw .emptyBody }
-            return NSNull()
-        }
-        if JSONNesting.exceeds(maximumDepth, in: response.data) {
-            throw .tooDeep(maximumDepth, limit: "JSONMapper.maximumDepth")
-        }
-        let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: response.data, options: [.fragmentsAllowed])
-        } catch {
-            throw .invalidJSON(error)
-        }
-        guard let path else { return root }
-        do {
-            return try path.value(in: root)
-        } catch {
-            throw .notFound(error, in: path)
-        }
+        try JSONMappingFailure.read(
+            response.data, keyPath: keyPath, failsOnEmptyData: failsOnEmptyData, maximumDepth: maximumDepth,
+            limitName: "JSONMapper.maximumDepth", empty: NSNull(),
+            parse: { try JSONSerialization.jsonObject(with: $0, options: [.fragmentsAllowed]) },
+            select: { root, path throws(JSONKeyPath.Miss) in try path.value(in: root) }
+        )
     }
 }

@@ -60,6 +60,41 @@ public struct JSONMappingFailure: Error, Sendable, CustomStringConvertible {
         return path
     }
 
+    /// What both JSON mappers do, in order: check the key path, answer an
+    /// empty body, check the nesting before any parser runs, parse, and
+    /// pick the value at the key path.
+    static func read<Value>(
+        _ data: Data,
+        keyPath: String?,
+        failsOnEmptyData: Bool,
+        maximumDepth: Int,
+        limitName: String,
+        empty: Value,
+        parse: (Data) throws -> Value,
+        select: (Value, JSONKeyPath) throws(JSONKeyPath.Miss) -> Value
+    ) throws(JSONMappingFailure) -> Value {
+        let path = try keyPath.map { keyPath throws(JSONMappingFailure) in try Self.parse(keyPath) }
+        if data.isEmpty {
+            if failsOnEmptyData { throw .emptyBody }
+            return empty
+        }
+        if JSONNesting.exceeds(maximumDepth, in: data) {
+            throw .tooDeep(maximumDepth, limit: limitName)
+        }
+        let root: Value
+        do {
+            root = try parse(data)
+        } catch {
+            throw .invalidJSON(error)
+        }
+        guard let path else { return root }
+        do {
+            return try select(root, path)
+        } catch {
+            throw .notFound(error, in: path)
+        }
+    }
+
     static func notFound(_ miss: JSONKeyPath.Miss, in path: JSONKeyPath) -> JSONMappingFailure {
         JSONMappingFailure(.keyPathNotFound, path: miss.path, "expected a value at \(miss.path) (key path \(path)), found \(miss.found)")
     }

@@ -34,25 +34,11 @@ public struct JSONValueMapper: ResponseMapper {
     /// Reads the response's body.
     /// - Throws: ``JSONMappingFailure``.
     public func map(_ response: Response) throws(JSONMappingFailure) -> JSONValue {
-        let path = try keyPath.map { keyPath throws(JSONMappingFailure) in try JSONMappingFailure.parse(keyPath) }
-        if response.data.isEmpty {
-            if failsOnEmptyData { throw .emptyBody }
-            return .null
-        }
-        if JSONNesting.exceeds(maximumDepth, in: response.data) {
-            throw .tooDeep(maximumDepth, limit: "JSONValueMapper.maximumDepth")
-        }
-        let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: response.data)
-        } catch {
-            throw .invalidJSON(error)
-        }
-        guard let path else { return root }
-        do {
-            return try root.value(at: path)
-        } catch {
-            throw .notFound(error, in: path)
-        }
+        try JSONMappingFailure.read(
+            response.data, keyPath: keyPath, failsOnEmptyData: failsOnEmptyData, maximumDepth: maximumDepth,
+            limitName: "JSONValueMapper.maximumDepth", empty: .null,
+            parse: { try JSONDecoder().decode(JSONValue.self, from: $0) },
+            select: { root, path throws(JSONKeyPath.Miss) in try root.value(at: path) }
+        )
     }
 }
