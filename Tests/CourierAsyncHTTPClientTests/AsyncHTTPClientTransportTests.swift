@@ -90,8 +90,20 @@ import Testing
             let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
 
+            // The pool's one connection is opened first, so the held request
+            // needs no connect: on a loaded machine (the sanitizer's runs) a
+            // first connect can take longer than the 100 ms connect time-out,
+            // and the held request would fail before the server saw it.
+            var opened = false
+            for _ in 0..<50 where !opened {
+                opened = (try? await provider.request(TestTarget(server.baseURL, path: "/status/204"))) != nil
+            }
+            try #require(opened, "no connection within 50 attempts of 100 ms")
             let holder = Task { try await provider.request(TestTarget(server.baseURL, path: "/held")) }
-            _ = await server.waitForRequest(to: "/held")
+            guard await Self.firstOf(server: server, reaching: "/held", or: holder) else {
+                Issue.record("the held request ended before the server saw it: \(await holder.result)")
+                return
+            }
             let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200"), options: RequestOptions(progress: progress)) }
             let bounded = Task {
                 try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), options: RequestOptions(progress: progress))
@@ -113,6 +125,31 @@ import Testing
                 Issue.record("expected the 0.5 s target to time out while queued, got \(timedOut)")
             }
             #expect(server.hits("/status/201") == 0)
+        }
+    }
+
+    /// Whether `server` saw a request to `path` before `task` ended: a wait
+    /// that cannot outlive the request it waits for.
+    private static func firstOf<Value: Sendable>(
+        server: LoopbackServer, reaching path: String, or task: Task<Value, any Error>
+    ) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let resumed = Locked(false)
+            let resume: @Sendable (Bool) -> Void = { value in
+                let first = resumed.withLock { resumed in
+                    defer { resumed = true }
+                    return !resumed
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            Task {
+                _ = await server.waitForRequest(to: path)
+                resume(true)
+            }
+            Task {
+                _ = await task.result
+                resume(false)
+            }
         }
     }
 
