@@ -24,6 +24,7 @@ let traits: Set<Trait> = [
     ),
     .trait(name: "Combine", description: "CourierCombine (Combine on Apple platforms, OpenCombine elsewhere)."),
     .trait(name: "Logging", description: "CourierLogging, on swift-log."),
+    .trait(name: "Cache", description: "CourierCache, on swift-crypto (its SHA-256 and HMAC-SHA256)."),
     .trait(name: "XML", description: "CourierXML, on XMLCoder."),
     .trait(name: "YAML", description: "CourierYAML, on Yams."),
     .trait(name: "Protobuf", description: "CourierProtobuf, on SwiftProtobuf."),
@@ -32,10 +33,11 @@ let traits: Set<Trait> = [
     .trait(name: "Metrics", description: "CourierMetrics, on swift-metrics."),
     .trait(
         name: "Postgres",
-        description: "CourierPostgres, on postgres-nio (and the swift-service-lifecycle it brings), and the Fleet example."
+        description: "CourierPostgres, on postgres-nio (and the swift-service-lifecycle it brings), and the Fleet example.",
+        enabledTraits: ["Cache"]
     ),
     .default(enabledTraits: [
-        "AsyncHTTPClient", "Combine", "Logging", "XML", "YAML", "Protobuf", "OpenAPI", "Tracing", "Metrics", "Postgres",
+        "AsyncHTTPClient", "Combine", "Logging", "Cache", "XML", "YAML", "Protobuf", "OpenAPI", "Tracing", "Metrics", "Postgres",
     ]),
 ]
 
@@ -98,7 +100,7 @@ var targets: [Target] = [
     // the disk cache's files).
     .target(
         name: "CourierCache",
-        dependencies: ["Courier", .product(name: "Crypto", package: "swift-crypto")],
+        dependencies: ["Courier", .product(name: "Crypto", package: "swift-crypto", condition: when("Cache"))],
         path: "Plugins/Cache"
     ),
     .target(name: "CourierRetry", dependencies: ["Courier"], path: "Plugins/Retry"),
@@ -196,7 +198,7 @@ var targets: [Target] = [
         dependencies: nio + [
             "CZlib", "CTSanDefaults",
             .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: when("AsyncHTTPClient")),
-            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Crypto", package: "swift-crypto", condition: when("AsyncHTTPClient")),
         ],
         path: "Tests/Loopback",
         exclude: ["Certificates"],

@@ -32,8 +32,9 @@ let package = Package(
     name: "CourierFuzz",
     platforms: [.macOS(.v13)],
     dependencies: [
-        // The mappers of XML, YAML and Protobuf need their traits, and so their packages.
-        .package(name: "Courier", path: "..", traits: ["XML", "YAML", "Protobuf"]),
+        // The mappers of XML, YAML and Protobuf, and the cache, need their
+        // traits, and so their packages.
+        .package(name: "Courier", path: "..", traits: ["XML", "YAML", "Protobuf", "Cache"]),
         // The message types of the Protobuf harness (the root package resolves it already).
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],

@@ -4,6 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
+#if !Cache
+#error("CourierCache needs the package trait \"Cache\": add it to the traits of your Courier dependency.")
+#endif
+
 /// A response cache for a `Provider`: stores responses in a
 /// ``ResponseCaching`` store and answers from it according to a
 /// ``CacheStrategy`` per target or per call, optionally honouring HTTP
