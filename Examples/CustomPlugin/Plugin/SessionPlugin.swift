@@ -91,8 +91,7 @@ public final class SessionPlugin: Plugin {
         switch result {
         case .success(let response):
             let url = (response.request?.url ?? response.response?.url).map(redactor.url) ?? context.target.path
-            let fields = response.response?.allHeaderFields as? [String: String] ?? [:]
-            log("\(url) -> \(response.statusCode) \(HeaderFields.value("content-type", in: fields) ?? "")")
+            log("\(url) -> \(response.statusCode) \(response.value(forHTTPHeaderField: "Content-Type") ?? "")")
         case .failure(let error):
             log("\(context.target.path) failed: \(error.caseName)")
         }
@@ -101,14 +100,13 @@ public final class SessionPlugin: Plugin {
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
         // An expiry that `intercept` could not recover from is the plugin's
         // failure to report, whatever the target's validation says.
-        if case .success(let response) = result, response.statusCode == Self.expiredStatus, !context.options[Skip.self] {
-            return .failure(.plugin("SessionPlugin", Failure.expired))
+        let response: Response?
+        switch result {
+        case .success(let answer), .failure(.statusCode(let answer)): response = answer
+        case .failure: response = nil
         }
-        if case .failure(.statusCode(let response)) = result, response.statusCode == Self.expiredStatus,
-           !context.options[Skip.self] {
-            return .failure(.plugin("SessionPlugin", Failure.expired))
-        }
-        return result
+        guard response?.statusCode == Self.expiredStatus, !context.options[Skip.self] else { return result }
+        return .failure(.plugin("SessionPlugin", Failure.expired))
     }
 
     // MARK: Renewing once for everyone
