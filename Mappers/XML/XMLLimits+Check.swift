@@ -34,10 +34,25 @@ extension XMLLimits {
         if head.first == 0x00 || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || head.starts(with: [0x4C, 0x6F, 0xA7, 0x94]) {
             throw unreadable("is encoded in UTF-32 or EBCDIC")
         }
-        if let declared = declaredEncoding(in: data), !asciiCompatible(declared) {
+        let declared = declaredEncoding(in: data)
+        if let declared, !asciiCompatible(declared) {
             throw unreadable("declares the encoding \(declared)")
         }
+        // libxml2 hands a name with bytes that are not UTF-8 on to
+        // FoundationXML, which traps on it: the process would die.
+        if declared.map(isUTF8) ?? true, !isValidUTF8(data) {
+            throw unreadable("is not valid UTF-8")
+        }
         return data
+    }
+
+    private static func isUTF8(_ encoding: String) -> Bool {
+        ["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding.lowercased())
+    }
+
+    private static func isValidUTF8(_ data: Data) -> Bool {
+        let failed = transcode(data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
+        return !failed
     }
 
     /// The `encoding` of an XML declaration (`<?xml … encoding="…"?>`).
@@ -76,6 +91,14 @@ extension XMLLimits {
     }
 
     private func checkMarkup(_ bytes: UnsafeBufferPointer<UInt8>) throws(MappingLimitExceeded) {
+        // Anywhere, not only where this reading sees markup: libxml2 goes on
+        // past a malformed tag, and reaches instructions this reading would
+        // take for part of that tag, a comment or a value.
+        var instruction = 0
+        while let open = Self.find("<?", in: bytes, from: instruction) {
+            try Self.checkInstruction(in: bytes, at: open + 1)
+            instruction = open + 2
+        }
         var depth = 0
         var index = 0
         while let open = Self.find(UInt8(ascii: "<"), in: bytes, from: index) {
@@ -134,6 +157,22 @@ extension XMLLimits {
             )
         }
         return end
+    }
+
+    /// Refuses a processing instruction without data (`<?name?>`), `index`
+    /// at its `?`: libxml2 reports its data as a null pointer, and
+    /// FoundationXML reads that pointer as a string and crashes the process.
+    private static func checkInstruction(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) throws(MappingLimitExceeded) {
+        var end = index + 1
+        while end < bytes.count, !isSpace(bytes[end]), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: ">") {
+            end += 1
+        }
+        guard starts("?>", in: bytes, at: end) else { return }
+        throw unreadable("holds a processing instruction without data (<?name?>), which crashes FoundationXML's parser")
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     // MARK: - Bytes

@@ -10,8 +10,13 @@
 /// declarations that refer to each other expand to gigabytes, and an
 /// external entity (`SYSTEM "file:///…"`) reads files or URLs. Courier
 /// refuses every entity declaration, and by default any document type
-/// declaration (`<!DOCTYPE>`); response bodies of APIs need neither. A body
-/// past a limit fails with
+/// declaration (`<!DOCTYPE>`); response bodies of APIs need neither.
+///
+/// Two kinds of body would crash the process inside FoundationXML on Linux,
+/// so they are refused too, whatever the limits: a body read as UTF-8 (no
+/// declared encoding, or UTF-8 or ASCII declared) that is not valid UTF-8,
+/// and a processing instruction without data (`<?name?>`), even inside a
+/// comment or CDATA section. A body past a limit fails with
 /// `NetworkError.mappingFailed(response, XMLMappingFailure)` whose
 /// `underlyingError` is a `Courier/MappingLimitExceeded` naming it.
 ///

@@ -88,6 +88,42 @@ private func exceededLimit<Output>(_ result: Result<Output, NetworkError>) -> Ma
         #expect(exceededLimit(try await mapped(body, as: Note.self)) != nil)
     }
 
+    /// Found by the fuzz harness: libxml2 passed an element name with a byte
+    /// that is not UTF-8 on to FoundationXML, which trapped.
+    @Test func aNameThatIsNotUTF8IsRefusedInsteadOfKillingTheProcess() async throws {
+        for declaration in ["<?xml version=\"1.0\"?>\n", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", ""] {
+            var body = Data((declaration + "<").utf8)
+            body.append(0xFA)
+            body.append(Data("note><body>hi</body></note>".utf8))
+            let limit = exceededLimit(try await mapped(body, as: Note.self))
+            #expect(limit?.reason == "is not valid UTF-8", "\(declaration)")
+        }
+        // Latin-1 declared: libxml2 converts it, so the same byte is a letter.
+        var latin1 = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><note><body>".utf8)
+        latin1.append(0xFA)
+        latin1.append(Data("</body></note>".utf8))
+        #expect(try await mapped(latin1, as: Note.self).get().body == "\u{FA}")
+    }
+
+    /// Found by the fuzz harness: libxml2 reports `<?name?>`'s data as a null
+    /// pointer, and FoundationXML's `strlen` of it crashed the process.
+    @Test func aProcessingInstructionWithoutDataIsRefusedInsteadOfKillingTheProcess() async throws {
+        let documents = [
+            "<?xml version=\"1.0\"?>\n<note><body>hi</body><?page?></note>",
+            "<?xml version=\"1.0\"?>\n<?xm?>\n<note><body>hi</body></note>",
+            "<!DOCTYPE note [<?page?>]><note><body>hi</body></note>",
+            // libxml2 reads on past the broken end tag, and reaches it.
+            "<?xml version=\"1.0\"?>\n<note><body>hi</ody<?xm?>\n</note>",
+        ]
+        for xml in documents {
+            let limit = exceededLimit(try await mapped(xml, as: Note.self, limits: XMLLimits(allowsDocumentType: true)))
+            #expect(limit?.reason.contains("processing instruction without data") == true, "\(xml)")
+        }
+        // With data, as feeds send them, they pass.
+        let styled = "<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"feed.xsl\"?><note><?page 1?><body>hi</body></note>"
+        #expect(try await mapped(styled, as: Note.self).get().body == "hi")
+    }
+
     @Test func nestingPastTheLimitIsRefused() async throws {
         func nested(_ depth: Int) -> String {
             "<?xml version=\"1.0\"?>" + String(repeating: "<a x=\"1>\">", count: depth) + String(repeating: "</a>", count: depth)
