@@ -156,8 +156,11 @@ extension DownloadDestinations {
     /// ```
     public static func safeFileName(_ name: String?, fallback: String = "download") -> String {
         guard let name else { return fallback }
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var cleaned = String(String.UnicodeScalarView(lastComponent.unicodeScalars.filter { scalar in
+        // Split on scalars, not characters: a character may join a separator
+        // to the mark before it (U+0604 then "/" is one character), and the
+        // separator would stay (found by the Content-Disposition fuzz harness).
+        let lastComponent = name.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? []
+        var cleaned = String(String.UnicodeScalarView(lastComponent.filter { scalar in
             scalar.value >= 0x20 && scalar.value != 0x7F && !(0x80...0x9F).contains(scalar.value)
         }))
         // Dots and spaces together: stripping dots, then spaces, would leave

@@ -23,6 +23,11 @@ import Testing
         ("....... ..", "download"),
         ("\u{0}..\u{0}\u{0}........ \u{0}\u{0}..", "download"),
         (". .. x", "x"),
+        // Found by the harness once it had coverage: U+0604 and the "/" after
+        // it are one character, so a split on characters kept the "/".
+        ("a\u{604}/../b", "b"),
+        ("..\u{604}/..\u{604}/etc", "etc"),
+        ("x\u{604}\\y", "y"),
     ])
     func aServerNameBecomesOneSafeComponent(name: String, expected: String) {
         #expect(DownloadDestinations.safeFileName(name) == expected)
