@@ -63,18 +63,25 @@ struct Transfer: Sendable {
         let memoryLimit = ResponseTooLarge(limit: .memory, bytes: (isDownload ? nil : inputs.maximumResponseSize)
             ?? configuration.limits.maximumBodySize)
         let collects = !isDownload && inputs.progress == nil && inputs.handoff == nil
+        let streamLimit = inputs.handoff.flatMap { handoff in
+            (handoff.maximumBytes ?? inputs.maximumResponseSize).map { ResponseTooLarge(limit: .stream, bytes: $0) }
+        }
+        // What a transport that counts bytes as they arrive stops at: the
+        // limit the body is read under (a download's depends on its status,
+        // and is applied as it is written).
+        let arrivalLimit = isDownload ? nil : inputs.handoff == nil ? memoryLimit : streamLimit
 
         var redirects = RedirectState(policy: configuration.redirects)
         var current = first
         while true {
             if Task.isCancelled { throw .cancelled }
-            let control = TransferControl(bodyLimit: collects ? memoryLimit : nil, progress: inputs.progress, readsInChunks: !collects)
+            let control = TransferControl(bodyLimit: arrivalLimit, progress: inputs.progress, readsInChunks: !collects)
             let watch = Watchdog.shared.watch(control, idleTimeout: idleTimeout, deadline: deadline)
             // A streamed body keeps its watch until the body ends.
             var handedOff = false
             defer { if !handedOff { Watchdog.shared.unwatch(watch) } }
 
-            let head = try await send(current, collects: collects, control: control)
+            let head = try await send(current, collects: collects, handsOff: inputs.handoff != nil, control: control)
             // Transports report the head themselves; one that does not is
             // covered here.
             control.didReceiveHead()
@@ -94,8 +101,7 @@ struct Transfer: Sendable {
                                               progress: inputs.progress, ledger: inputs.downloads ?? DownloadLedger())
                 }
                 if let handoff = inputs.handoff {
-                    let limit = (handoff.maximumBytes ?? inputs.maximumResponseSize).map { ResponseTooLarge(limit: .stream, bytes: $0) }
-                    handoff.hand(StreamedBody(stream: head.body, control: control, watch: watch, limit: limit,
+                    handoff.hand(StreamedBody(stream: head.body, control: control, watch: watch, limit: streamLimit,
                                               announced: Self.announcedLength(head, method: current.urlRequest.httpMethod),
                                               context: inputs.context))
                     handedOff = true
@@ -120,9 +126,12 @@ struct Transfer: Sendable {
 
     // MARK: - Steps
 
-    nonisolated(nonsending) private func send(_ request: OutgoingRequest, collects: Bool, control: TransferControl) async throws(NetworkError) -> TransportResponse {
+    nonisolated(nonsending) private func send(
+        _ request: OutgoingRequest, collects: Bool, handsOff: Bool, control: TransferControl
+    ) async throws(NetworkError) -> TransportResponse {
         let transportRequest = TransportRequest(urlRequest: request.urlRequest, uploadFile: request.uploadFile,
-                                                bodyLength: request.bodyLength, collectsBody: collects, control: control)
+                                                bodyLength: request.bodyLength, collectsBody: collects,
+                                                handsBodyToCaller: handsOff, control: control)
         let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {
                 return .success(try await transport.send(transportRequest))

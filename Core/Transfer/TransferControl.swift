@@ -89,16 +89,27 @@ public final class TransferControl: Sendable {
     }
 
     /// Reports body bytes collected by a transport that hands the body over
-    /// whole; stops the transfer (through the abort handlers) once the body
-    /// passes its limit.
-    public func didReceive(byteCount: Int) {
+    /// whole, before it keeps them; stops the transfer (through the abort
+    /// handlers) once the body passes its limit.
+    ///
+    /// Call it before appending the bytes, and keep them only when it returns
+    /// `true`: so a body that passes the limit never takes more memory than
+    /// the limit.
+    /// - Returns: Whether to keep the bytes: `false` once the body has passed
+    ///   its limit or the transfer has been stopped.
+    @discardableResult
+    public func didReceive(byteCount: Int) -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
-        let total = state.withLock { state in
+        let (total, stopped) = state.withLock { state in
             state.lastActivity = now
             state.received += Int64(byteCount)
-            return state.received
+            return (state.received, state.reason != nil)
         }
-        if let bodyLimit, total > bodyLimit.bytes { abort(.tooLarge(bodyLimit)) }
+        if let bodyLimit, total > bodyLimit.bytes {
+            abort(.tooLarge(bodyLimit))
+            return false
+        }
+        return !stopped
     }
 
     /// Runs `handler` once when the transfer must stop; at once if it already

@@ -83,6 +83,10 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
         /// The longest line, event or JSON text a view of a streamed body
         /// accepts (see ``StreamedResponse/lines(maximumLength:)``).
         case element
+        /// The most unread bytes a transport that cannot pause its client
+        /// holds for a reader that falls behind
+        /// (``URLSessionTransport/maximumUnreadBytes``).
+        case readAhead
     }
 
     /// Which limit was exceeded.
@@ -114,6 +118,10 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
         case .element:
             "a line, event or JSON text of the streamed body is longer than \(bytes) bytes, the view's limit; "
                 + "the server may never be ending it, or raise the view's maximumLength (maximumEventSize for events)"
+        case .readAhead:
+            "the reader fell \(bytes) bytes behind a transport that cannot pause the transfer (URLSession on Linux); "
+                + "read faster, raise URLSessionTransport's maximumUnreadBytes, or use a transport that waits for its reader "
+                + "(AsyncHTTPClientTransport)"
         }
     }
 }

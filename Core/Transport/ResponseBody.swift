@@ -39,8 +39,17 @@ public struct ResponseBody: Sendable {
     /// ``readAheadLimit`` bytes wait unread (so the client reads on while the
     /// transfer stage writes), otherwise when the reader takes the chunk; so
     /// at most that many bytes and one chunk wait in memory.
-    public static func makeStream() -> (body: ResponseBody, writer: ResponseBodyWriter) {
-        let stream = ResponseBodyStream()
+    ///
+    /// A client that cannot wait (it has no way to pause its connection)
+    /// passes `maximumUnreadBytes`: when a chunk takes the unread bytes past
+    /// it, the unread chunks are dropped and the reader's next read fails with
+    /// ``NetworkError/responseTooLarge(_:)`` (``ResponseTooLarge/Limit/readAhead``),
+    /// which ends the transfer.
+    /// - Parameter maximumUnreadBytes: The most bytes left unread before the
+    ///   body fails; `nil` for no bound, for a client that waits for
+    ///   `whenConsumed`.
+    public static func makeStream(maximumUnreadBytes: Int? = nil) -> (body: ResponseBody, writer: ResponseBodyWriter) {
+        let stream = ResponseBodyStream(maximumUnreadBytes: maximumUnreadBytes)
         return (ResponseBody(storage: .stream(stream)), ResponseBodyWriter(stream: stream))
     }
 
@@ -130,12 +139,20 @@ final class ResponseBodyStream: Sendable {
     }
 
     private let state = Locked(State())
+    /// Past this many unread bytes the stream fails (for a client that
+    /// cannot wait); `nil` for no bound.
+    private let maximumUnreadBytes: Int?
+
+    init(maximumUnreadBytes: Int? = nil) {
+        self.maximumUnreadBytes = maximumUnreadBytes
+    }
 
     func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
         /// Delivered to a waiting reader; or the client may go on (queued
         /// within the limit, or dropped: nobody reads any more, and the client
-        /// goes on to be stopped by its abort); or it waits for the reader.
-        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), goOn, held }
+        /// goes on to be stopped by its abort); or it waits for the reader;
+        /// or the reader fell too far behind a client that cannot wait.
+        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), goOn, held, overflowed([Chunk]) }
         var arrivals: TransferControl?
         let outcome: Outcome = state.withLock { state in
             arrivals = state.arrivals
@@ -143,6 +160,15 @@ final class ResponseBodyStream: Sendable {
             if let reader = state.reader {
                 state.reader = nil
                 return .delivered(reader)
+            }
+            if let limit = maximumUnreadBytes, state.unreadBytes + data.count > limit {
+                let dropped = Array(state.chunks[state.head...])
+                state.chunks = []
+                state.head = 0
+                state.unreadBytes = 0
+                state.ended = true
+                state.failure = .responseTooLarge(ResponseTooLarge(limit: .readAhead, bytes: Int64(limit)))
+                return .overflowed(dropped)
             }
             state.unreadBytes += data.count
             // Within the limit the client may go on at once; the chunk that
@@ -160,6 +186,9 @@ final class ResponseBodyStream: Sendable {
             whenConsumed?()
         case .held:
             break
+        case .overflowed(let dropped):
+            for chunk in dropped { chunk.whenConsumed?() }
+            whenConsumed?()
         }
     }
 

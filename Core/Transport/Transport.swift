@@ -33,8 +33,9 @@ import FoundationNetworking
 /// - Return as soon as the response head is known, with the body as a
 ///   ``ResponseBody``. Where ``TransportRequest/collectsBody`` is `true` the
 ///   body may be collected whole first; then count every chunk with
-///   ``TransferControl/didReceive(byteCount:)``, which ends the transfer when
-///   the body outgrows its limit.
+///   ``TransferControl/didReceive(byteCount:)`` before keeping it, which
+///   ends the transfer when the body outgrows its limit. A transport that
+///   streams and cannot wait for its reader counts arriving chunks too.
 /// - Report activity: ``TransferControl/didSend(_:of:)`` for request body
 ///   bytes, ``TransferControl/didReceiveHead()`` for the head.
 /// - Register with ``TransferControl/onAbort(_:)`` how to stop the transfer:
@@ -67,6 +68,11 @@ public struct TransportRequest: Sendable {
     /// Whether the body will be kept in memory with nothing reported about
     /// its progress: the transport may collect it whole before returning.
     public let collectsBody: Bool
+    /// Whether the body goes to the caller of a streamed call, who may read
+    /// it slowly. The transfer stage reads every other body itself, as fast as
+    /// it arrives (into memory, or to a file), so a transport that cannot wait
+    /// for its reader needs to bound what it holds unread only for this one.
+    public let handsBodyToCaller: Bool
     /// Where the transport reports activity and learns that it must stop.
     public let control: TransferControl
     /// The request's URL, read from ``urlRequest`` once (transports read it
@@ -76,11 +82,12 @@ public struct TransportRequest: Sendable {
 
     /// Creates a request, for transports that wrap another one and for tests.
     public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyLength: Int64? = nil, collectsBody: Bool = true,
-                control: TransferControl = TransferControl()) {
+                handsBodyToCaller: Bool = false, control: TransferControl = TransferControl()) {
         self.urlRequest = urlRequest
         self.uploadFile = uploadFile
         self.bodyLength = bodyLength ?? Int64(urlRequest.httpBody?.count ?? 0)
         self.collectsBody = collectsBody
+        self.handsBodyToCaller = handsBodyToCaller
         self.control = control
         // The transfer stage only sends requests whose URL is set.
         self.url = urlRequest.url ?? URL(fileURLWithPath: "/")

@@ -33,6 +33,23 @@ public final class URLSessionTransport: Transport {
     /// Which HTTPS servers this transport trusts.
     public let serverTrust: ServerTrust
 
+    /// The most bytes of a streamed call's body held for a caller that reads
+    /// it slower than it arrives; 32 MiB by default. (The transfer stage reads
+    /// every other body as it arrives, into memory under its limits or to a
+    /// file.)
+    ///
+    /// This transport cannot wait for its reader: `URLSession` offers no way
+    /// to pause a transfer, and on Linux `suspend()` in the middle of a body
+    /// drops the connection and, on `resume()`, sends the request again and
+    /// delivers the body from its start after the bytes already delivered.
+    /// So bytes that arrive faster than they are read wait in memory, up to
+    /// this bound; past it the call fails with
+    /// ``NetworkError/responseTooLarge(_:)``
+    /// (``ResponseTooLarge/Limit/readAhead``). Bodies kept in memory are
+    /// bounded by the transfer stage's limits instead. A transport that
+    /// waits for its reader (`AsyncHTTPClientTransport`) never needs this.
+    public let maximumUnreadBytes: Int
+
     /// The configuration a transport gets when it is given none:
     /// `URLSessionConfiguration.default` without Foundation's URL cache.
     ///
@@ -59,12 +76,16 @@ public final class URLSessionTransport: Transport {
     ///     enforces.
     ///   - serverTrust: Which HTTPS servers are trusted (see the type's
     ///     documentation for Linux).
+    ///   - maximumUnreadBytes: The most bytes of a streamed body held for a
+    ///     reader that falls behind; see ``maximumUnreadBytes``.
     public init(
         sessionConfiguration: URLSessionConfiguration = URLSessionTransport.defaultSessionConfiguration,
-        serverTrust: ServerTrust = .system
+        serverTrust: ServerTrust = .system,
+        maximumUnreadBytes: Int = 32 << 20
     ) {
         let delegate = SessionDelegate(serverTrust: serverTrust)
         self.serverTrust = serverTrust
+        self.maximumUnreadBytes = max(maximumUnreadBytes, 1)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "Courier.URLSessionTransport"
@@ -103,7 +124,8 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let exchange = Exchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength)
+        let exchange = Exchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength,
+                                maximumUnreadBytes: request.handsBodyToCaller ? maximumUnreadBytes : nil)
         delegate.register(exchange, for: task)
         do {
             let received = try await withCheckedThrowingContinuation { continuation in
@@ -153,12 +175,14 @@ private final class Exchange: @unchecked Sendable {
     let collects: Bool
     let control: TransferControl
     let bodyLength: Int64
+    let maximumUnreadBytes: Int?
     private let state = Locked(State())
 
-    init(collects: Bool, control: TransferControl, bodyLength: Int64) {
+    init(collects: Bool, control: TransferControl, bodyLength: Int64, maximumUnreadBytes: Int?) {
         self.collects = collects
         self.control = control
         self.bodyLength = bodyLength
+        self.maximumUnreadBytes = maximumUnreadBytes
     }
 
     func start(_ continuation: CheckedContinuation<Received, any Error>) {
@@ -171,7 +195,7 @@ private final class Exchange: @unchecked Sendable {
             state.withLock { $0.head = head }
             return
         }
-        let (body, writer) = ResponseBody.makeStream()
+        let (body, writer) = ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
         let continuation = state.withLock { state in
             state.head = head
             state.writer = writer
@@ -183,12 +207,19 @@ private final class Exchange: @unchecked Sendable {
 
     func received(_ data: Data) {
         if collects {
-            // Once stopped (a limit, a time-out), Foundation may still deliver
-            // what it had read: drop it instead of keeping it.
-            guard !control.isAborted else { return }
+            // Counted before it is kept: what would pass the limit, and what
+            // Foundation still delivers once the transfer was stopped (a
+            // limit, a time-out), is dropped instead.
+            guard control.didReceive(byteCount: data.count) else {
+                state.withLock { $0.body = Data() }
+                return
+            }
             state.withLock { $0.body.append(data) }
-            control.didReceive(byteCount: data.count)
         } else {
+            // Counted as it arrives too: this transport cannot wait for its
+            // reader, so a body past its limit stops here, not only when the
+            // reader gets to it.
+            guard control.didReceive(byteCount: data.count) else { return }
             state.withLock { $0.writer }?.yield(data)
         }
     }

@@ -10,24 +10,28 @@ import Testing
 @Suite(.serialized) struct BoundedMemoryTests {
     /// How much a bounded fault may add to the resident memory, in MiB. An
     /// unbounded one never stops: it grows by gigabytes until the test's
-    /// deadline. URLSession gets more room: libcurl reads ahead of Foundation's
-    /// delegate queue, and under the thread sanitizer that queue is several
-    /// times slower.
+    /// deadline. Measured alone (`swift test --filter BoundedMemoryTests/NAME`)
+    /// each fault stays within twice the 64 MiB limit plus 64 MiB, 192 MiB,
+    /// on both transports (the README has the figures). The resident memory
+    /// is the process's, so beside the rest of a parallel run other tests'
+    /// memory counts too; and URLSession's libcurl reads on ahead of
+    /// Foundation's delegate queue, where Courier first sees the bytes, by as
+    /// much as the machine's load lets that queue fall behind (904 MiB was
+    /// seen beside four other suites), which Courier cannot bound.
     static func growthLimit(_ kind: TransportKind) -> Int {
-        kind == .urlSession ? 1024 : 256
+        kind == .urlSession ? 1024 : 384
     }
 
     /// Streamed: a progress handler makes the transfer stage read the body
     /// chunk by chunk; without one, a transport may collect it whole.
     @Test(arguments: TransportKind.networked, [false, true])
     func anEndlessBodyStopsAtTheMemoryLimitInBoundedMemory(kind: TransportKind, streamed: Bool) async throws {
-        let transfer = TransferConfiguration(limits: .init(maximumBodySize: 8 << 20))
         let (error, growth) = try await measured {
-            try await TransportConformanceTests().faultOutcome(of: .endlessChunked, on: kind, transfer: transfer,
-                                                          progress: progress(streamed: streamed))
+            try await TransportConformanceTests().faultOutcome(of: .endlessChunked, on: kind, progress: progress(streamed: streamed))
         }
-        guard case .responseTooLarge(let limit) = error, limit == ResponseTooLarge(limit: .memory, bytes: 8 << 20) else {
-            Issue.record("expected responseTooLarge at 8 MiB, got \(String(describing: error))")
+        print("\(kind), streamed \(streamed): an endless body, the resident memory grew by \(growth) MiB")
+        guard case .responseTooLarge(let limit) = error, limit == ResponseTooLarge(limit: .memory, bytes: 64 << 20) else {
+            Issue.record("expected responseTooLarge at 64 MiB, got \(String(describing: error))")
             return
         }
         #expect(growth < Self.growthLimit(kind), "the resident memory grew by \(growth) MiB")
@@ -55,12 +59,54 @@ import Testing
     /// says to use AsyncHTTPClientTransport for servers you do not trust).
     @Test(arguments: [FaultyServer.Fault.gzipBomb, .deflateBomb])
     func aDecompressionBombOnURLSessionFailsAtTheLimit(fault: FaultyServer.Fault) async throws {
-        let transfer = TransferConfiguration(limits: .init(maximumBodySize: 16 << 20))
-        let error = try await TransportConformanceTests().faultOutcome(of: fault, on: .urlSession, transfer: transfer)
-        guard case .responseTooLarge(let limit) = error, limit == ResponseTooLarge(limit: .memory, bytes: 16 << 20) else {
-            Issue.record("expected responseTooLarge at 16 MiB, got \(String(describing: error))")
+        let (error, growth) = try await measured {
+            try await TransportConformanceTests().faultOutcome(of: fault, on: .urlSession)
+        }
+        print("urlSession: \(fault), the resident memory grew by \(growth) MiB")
+        guard case .responseTooLarge(let limit) = error, limit == ResponseTooLarge(limit: .memory, bytes: 64 << 20) else {
+            Issue.record("expected responseTooLarge at 64 MiB, got \(String(describing: error))")
             return
         }
+        #expect(growth < Self.growthLimit(.urlSession), "the resident memory grew by \(growth) MiB")
+    }
+
+    /// A streamed reader far slower than the network, of a body that never
+    /// ends: AsyncHTTPClient waits for it (the read-ahead is
+    /// `ResponseBody.readAheadLimit`), and reads 96 MiB in bounded memory;
+    /// URLSession cannot pause its transfer, so the call fails once
+    /// `maximumUnreadBytes` (32 MiB) wait unread, instead of holding all that
+    /// arrived.
+    @Test(arguments: TransportKind.networked)
+    func aSlowReaderOfAFastEndlessBodyStaysInBoundedMemory(kind: TransportKind) async throws {
+        let wanted = 96 << 20
+        let (outcome, growth) = try await measured {
+            try await kind.withFaultyProvider { provider, server -> Result<Int, NetworkError> in
+                let response = try await provider.stream(TestTarget(server.url(.endlessChunked), path: "", timeout: 600))
+                var received = 0
+                do {
+                    for try await chunk in response.body {
+                        received += chunk.count
+                        if received >= wanted { break }
+                        // The slow reader, the point of the test.
+                        try await Task.sleep(for: .microseconds(500))
+                    }
+                    return .success(received)
+                } catch let error as NetworkError {
+                    return .failure(error)
+                }
+            }
+        }
+        print("\(kind): a slow reader of an endless body: \(outcome), the resident memory grew by \(growth) MiB")
+        switch (kind, outcome) {
+        case (.asyncHTTPClient, .success(let received)):
+            #expect(received >= wanted)
+        case (.urlSession, .failure(.responseTooLarge(let limit))):
+            #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: 32 << 20))
+            #expect("\(limit)".contains("maximumUnreadBytes"))
+        default:
+            Issue.record("\(kind): unexpected \(outcome)")
+        }
+        #expect(growth < Self.growthLimit(kind), "the resident memory grew by \(growth) MiB")
     }
 
     /// A byte every 50 ms keeps the idle time-out (5 s, generous for a loaded

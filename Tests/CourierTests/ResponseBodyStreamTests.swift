@@ -41,6 +41,32 @@ import Testing
         return withinLimit
     }
 
+    /// A client that cannot wait (URLSession) bounds what waits unread: the
+    /// chunk that would pass the bound fails the body, what was unread is
+    /// dropped, and every client callback has run.
+    @Test func aClientThatCannotWaitFailsTheBodyPastItsUnreadBound() async throws {
+        let (body, writer) = ResponseBody.makeStream(maximumUnreadBytes: 3 * Self.chunkSize)
+        let stream = try Self.stream(of: body)
+        let consumed = Consumed()
+        for index in 0..<3 {
+            writer.yield(Self.chunk(index), whenConsumed: consumed.callback(for: index))
+        }
+        #expect(try await stream.next() == Self.chunk(0))  // two unread now
+        writer.yield(Self.chunk(3), whenConsumed: consumed.callback(for: 3))  // three: at the bound
+        writer.yield(Self.chunk(4), whenConsumed: consumed.callback(for: 4))  // past it
+        writer.yield(Self.chunk(5), whenConsumed: consumed.callback(for: 5))  // after the end
+        do {
+            let next = try await stream.next()
+            Issue.record("expected the read-ahead failure, read \(next?.count ?? 0) bytes")
+        } catch {
+            guard case .responseTooLarge(let limit) = error else { Issue.record("got \(error)"); return }
+            #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: Int64(3 * Self.chunkSize)))
+        }
+        for index in 0...5 {
+            #expect(consumed.count(index) == 1, "chunk \(index)'s client was let go once")
+        }
+    }
+
     @Test func theClientGoesOnAtOnceUntilTheChunksUnreadPassTheLimitThenWaitsForTheReader() async throws {
         let (body, writer) = ResponseBody.makeStream()
         let stream = try Self.stream(of: body)

@@ -20,7 +20,10 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         var continuation: CheckedContinuation<TransportResponse, any Error>?
         var result: Result<TransportResponse, any Error>?
         var head: HTTPResponseHead?
-        var collected: ByteBuffer?
+        /// The body's parts as they arrived, joined once at the end: a buffer
+        /// grown by appending would copy itself as it doubles, and hold up to
+        /// three times the body at a time.
+        var collected: [ByteBuffer] = []
         var writer: ResponseBodyWriter?
         var sent: Int64 = 0
         /// Whether the request ended (finished or failed) and gave its event
@@ -44,9 +47,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     /// Reads what the request's end needs and marks it ended; gives the
     /// event loop slot back the first time.
-    private func end() -> (head: HTTPResponseHead?, collected: ByteBuffer?, writer: ResponseBodyWriter?) {
+    private func end() -> (head: HTTPResponseHead?, collected: [ByteBuffer], writer: ResponseBodyWriter?) {
         let (parts, first) = state.withLock { state in
-            defer { state.ended = true }
+            defer {
+                state.ended = true
+                state.collected = []
+            }
             return ((state.head, state.collected, state.writer), !state.ended)
         }
         if first, let loop { loop.choice.release(loop.slot) }
@@ -102,6 +108,15 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         buffer.withUnsafeReadableBytes { Data($0) }
     }
 
+    private static func data(_ parts: [ByteBuffer]) -> Data {
+        guard parts.count > 1 else { return parts.first.map(data) ?? Data() }
+        var data = Data(capacity: parts.reduce(0) { $0 + $1.readableBytes })
+        for part in parts {
+            part.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
     // MARK: - HTTPClientResponseDelegate
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
@@ -133,15 +148,14 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             writer.yield(Self.data(buffer)) { consumed.succeed() }
             return consumed.futureResult
         }
-        state.withLock { state in
-            if state.collected == nil {
-                state.collected = buffer
-            } else {
-                var part = buffer
-                state.collected?.writeBuffer(&part)
-            }
+        // Counted before it is kept: past the limit the bytes collected so far
+        // are let go at once (the call fails with the limit, not with them),
+        // so the body never takes more memory than its limit.
+        guard request.control.didReceive(byteCount: buffer.readableBytes) else {
+            state.withLock { $0.collected = [] }
+            return task.eventLoop.makeSucceededVoidFuture()
         }
-        request.control.didReceive(byteCount: buffer.readableBytes)
+        state.withLock { $0.collected.append(buffer) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
@@ -151,7 +165,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             writer.fail(failure(for: error))
         } else if let head {
             // The head arrived and the body broke off.
-            let received = collected.map(Self.data) ?? Data()
+            let received = Self.data(collected)
             deliver(.success(makeResponse(head, body: .partial(received, failure: failure(for: error)))))
         } else {
             deliver(.failure(error))
@@ -170,7 +184,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         if let writer {
             writer.finish()
         } else if let head {
-            let data = collected.map(Self.data) ?? Data()
+            let data = Self.data(collected)
             deliver(.success(makeResponse(head, body: ResponseBody(data))))
         } else {
             deliver(.failure(URLError(.badServerResponse)))
