@@ -8,12 +8,17 @@ import NIOPosix
 import FoundationNetworking
 #endif
 
-/// Item 6: peak memory (VmHWM) while downloading to a file. Each side runs in
-/// its own child process (this executable re-run with `--child-download`), so
-/// one side's peak never counts for the other.
+/// Item 6: peak memory (VmHWM) while downloading to a file, or (`streams`)
+/// while reading a streamed call's body as it arrives and dropping it. Each
+/// side runs in its own child process (this executable re-run with
+/// `--child-download`), so one side's peak never counts for the other.
 struct DownloadBenchmark {
     let baseURL: URL
     let quick: Bool
+    /// Reads the body as a stream (Courier's `Provider.stream` against
+    /// AsyncHTTPClient's `response.body` and a bare `URLSession` data
+    /// delegate) instead of downloading it to a file.
+    var streams = false
 
     var bytes: Int { quick ? 256 * 1_048_576 : 1_024 * 1_048_576 }
 
@@ -21,42 +26,33 @@ struct DownloadBenchmark {
         try ["URLSession", "AsyncHTTPClient"].flatMap(rows(for:))
     }
 
-    /// Four alternating child runs (courier, bare, bare, courier) on one transport.
+    /// Rounds of three child runs on one transport (Courier, the bare client,
+    /// and the bare client again for the noise floor), their order turned
+    /// each round; the medians of each side.
     private func rows(for transport: String) throws -> [Row] {
-        var courier: [Double] = []
-        var bare: [Double] = []
-        var courierRate: [Double] = []
-        var bareRate: [Double] = []
-        var courierCPU: [Double] = []
-        var bareCPU: [Double] = []
-        var courierAllocations: [Double] = []
-        var bareAllocations: [Double] = []
-        for side in ["courier", "bare", "bare", "courier"] {
-            let run = try child("\(side)-\(transport)")
-            log("  download \(transport) \(side): peak \(Int(run.peak)) MiB, \(Int(run.rate)) MB/s, "
-                + "\(String(format: "%.2f", run.cpu)) ms CPU and \(Int(run.allocations)) allocations per MB")
-            if side == "courier" {
-                courier.append(run.peak)
-                courierRate.append(run.rate)
-                courierCPU.append(run.cpu)
-                courierAllocations.append(run.allocations)
-            } else {
-                bare.append(run.peak)
-                bareRate.append(run.rate)
-                bareCPU.append(run.cpu)
-                bareAllocations.append(run.allocations)
+        let sides = ["courier", "bare", "bare again"]
+        var runs: [String: [(peak: Double, rate: Double, cpu: Double, allocations: Double)]] = [:]
+        for round in 0..<(quick ? 1 : 5) {
+            for index in 0..<sides.count {
+                let side = sides[(index + round) % sides.count]
+                let run = try child("\(streams ? "stream-" : "")\(side == "courier" ? "courier" : "bare")-\(transport)")
+                log("  \(streams ? "stream" : "download") \(transport) \(side): peak \(Int(run.peak)) MiB, \(Int(run.rate)) MB/s, "
+                    + "\(String(format: "%.2f", run.cpu)) ms CPU and \(Int(run.allocations)) allocations per MB")
+                runs[side, default: []].append(run)
             }
         }
-        let label = quick ? "256 MB" : "1 GB"
+        func row(_ what: String, _ unit: String, higherIsBetter: Bool,
+                 _ value: ((peak: Double, rate: Double, cpu: Double, allocations: Double)) -> Double) -> Row {
+            let label = (streams ? "stream " : "download ") + (quick ? "256 MB" : "1 GB") + (streams ? "" : " to file")
+            return Row(name: "\(label), \(transport), \(what)", unit: unit,
+                       courier: median((runs["courier"] ?? []).map(value)), bare: median((runs["bare"] ?? []).map(value)),
+                       bareAgain: median((runs["bare again"] ?? []).map(value)), higherIsBetter: higherIsBetter)
+        }
         return [
-            Row(name: "download \(label) to file, \(transport), peak RSS", unit: "MiB", courier: median(courier),
-                bare: median(bare), higherIsBetter: false),
-            Row(name: "download \(label) to file, \(transport), throughput", unit: "MB/s",
-                courier: median(courierRate), bare: median(bareRate), higherIsBetter: true),
-            Row(name: "download \(label) to file, \(transport), CPU per MB", unit: "ms",
-                courier: median(courierCPU), bare: median(bareCPU), higherIsBetter: false),
-            Row(name: "download \(label) to file, \(transport), allocations per MB", unit: "allocs",
-                courier: median(courierAllocations), bare: median(bareAllocations), higherIsBetter: false),
+            row("peak RSS", "MiB", higherIsBetter: false) { $0.peak },
+            row("throughput", "MB/s", higherIsBetter: true) { $0.rate },
+            row("CPU per MB", "ms", higherIsBetter: false) { $0.cpu },
+            row("allocations per MB", "allocs", higherIsBetter: false) { $0.allocations },
         ]
     }
 
@@ -103,7 +99,19 @@ enum DownloadChild {
         let startCPU = processCPUSeconds()
         let startAllocations = courier_bench_allocation_count()
         let target = DownloadTarget(url: url, destination: DownloadDestinations.file(file))
+        var streamed = 0
         switch side {
+        case "stream-courier-URLSession":
+            streamed = try await StreamChild.courier(url, transport: URLSessionTransport())
+        case "stream-bare-URLSession":
+            streamed = try await BareStreamRead().read(url)
+        case "stream-courier-AsyncHTTPClient":
+            let transport = AsyncHTTPClientTransport()
+            let result = await capture { try await StreamChild.courier(url, transport: transport) }
+            try await transport.shutdown()
+            streamed = try result.get()
+        case "stream-bare-AsyncHTTPClient":
+            streamed = try await StreamChild.bareAsyncHTTPClient(url)
         case "courier-URLSession":
             _ = try await Provider<DownloadTarget>(transport: URLSessionTransport()).request(target)
         case "bare-URLSession":
@@ -122,7 +130,8 @@ enum DownloadChild {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let cpu = processCPUSeconds() - startCPU
         let allocations = Double(courier_bench_allocation_count() - startAllocations)
-        let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+        let size = side.hasPrefix("stream-") ? streamed
+            : (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
         let megabytes = max(Double(size) / 1e6, 1e-9)
         print("\(peakResidentKilobytes()) \(megabytes / seconds) \(cpu * 1e3 / megabytes) \(allocations / megabytes)")
     }
@@ -172,6 +181,72 @@ final class BareFileDownload: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+        continuation = nil
+    }
+}
+
+// MARK: - Streamed reads
+
+/// `GET url` as a streamed call.
+struct StreamTarget: TargetType {
+    let url: URL
+    var baseURL: URL { url }
+    var path: String { "" }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .requestPlain }
+    var headers: [String: String]? { nil }
+}
+
+enum StreamChild {
+    /// Reads the body of a streamed call on `transport`, chunk by chunk, and
+    /// returns its length.
+    static func courier(_ url: URL, transport: any Transport) async throws -> Int {
+        let response = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget(url: url))
+        var count = 0
+        for try await chunk in response.body { count += chunk.count }
+        return count
+    }
+
+    /// `HTTPClient.execute`, reading `response.body` chunk by chunk.
+    static func bareAsyncHTTPClient(_ url: URL) async throws -> Int {
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let result = await capture {
+            let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), deadline: .distantFuture)
+            var count = 0
+            for try await chunk in response.body { count += chunk.readableBytes }
+            return count
+        }
+        try await client.shutdown()
+        return try result.get()
+    }
+}
+
+/// A bare `URLSession` data task whose delegate counts each chunk
+/// (`urlSession(_:dataTask:didReceive:)`).
+final class BareStreamRead: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Touched only on the session's serial delegate queue, then read after completion.
+    private var count = 0
+    private var continuation: CheckedContinuation<Int, any Error>?
+
+    func read(_ url: URL) async throws -> Int {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .default, delegate: self, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.addOperation {
+                self.continuation = continuation
+                session.dataTask(with: url).resume()
+            }
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        count += data.count
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error { continuation?.resume(throwing: error) } else { continuation?.resume(returning: count) }
         continuation = nil
     }
 }

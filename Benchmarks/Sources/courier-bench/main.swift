@@ -3,7 +3,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|solo|pipeline|gzip|cache|download|soak|postgres (one item), --pair NAME (only the
+// --only http|solo|pipeline|gzip|cache|download|stream|events|soak|postgres (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -134,6 +134,14 @@ if wanted("cache") {
 if wanted("download") {
     log("item 6: download to file")
     rows += try DownloadBenchmark(baseURL: server.baseURL, quick: quick).run()
+}
+if wanted("stream") {
+    log("item 6b: a streamed call read as it arrives")
+    rows += try DownloadBenchmark(baseURL: server.baseURL, quick: quick, streams: true).run()
+}
+if wanted("events") {
+    log("item 6c: server-sent events parsed as they arrive")
+    rows += try await EventStreamBenchmark(quick: quick).run()
 }
 if wanted("soak") {
     log("item 7: soak, every shipped plugin on each transport")
