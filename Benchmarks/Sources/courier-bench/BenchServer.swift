@@ -139,6 +139,12 @@ private final class BenchHandler: ChannelInboundHandler {
         }
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        if streaming { StreamCloses.record(DispatchTime.now().uptimeNanoseconds) }
+        streaming = false
+        context.fireChannelInactive()
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if streaming { pump(context: context) }
         context.fireChannelWritabilityChanged()
@@ -212,5 +218,25 @@ enum TestCertificateFiles {
     static func rootDER() throws -> Data {
         let pem = try String(contentsOf: folder.appendingPathComponent("root.pem"), encoding: .utf8)
         return ServerTrust.derCertificates(inPEM: pem).first ?? Data()
+    }
+}
+
+/// When the server saw a connection close in the middle of a `/stream/`
+/// body (uptime nanoseconds), for the close benchmark.
+enum StreamCloses {
+    private static let times = Locked<[UInt64]>([])
+
+    static func record(_ time: UInt64) {
+        times.withLock { $0.append(time) }
+    }
+
+    /// Waits up to `seconds` for a close recorded after `since`; its time.
+    static func first(after since: UInt64, within seconds: Double) async -> UInt64? {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            if let time = times.withLock({ $0.first { $0 >= since } }) { return time }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return nil
     }
 }

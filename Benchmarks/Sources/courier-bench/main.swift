@@ -3,7 +3,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|solo|pipeline|gzip|cache|download|stream|events|soak|postgres (one item), --pair NAME (only the
+// --only http|solo|pipeline|gzip|cache|download|stream|events|close|soak|postgres (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -143,6 +143,11 @@ if wanted("events") {
     log("item 6c: server-sent events parsed as they arrive")
     rows += try await EventStreamBenchmark(quick: quick).run()
 }
+var notes: [String] = []
+if wanted("close") {
+    log("item 6d: how soon a streamed call's connection closes after its reader leaves")
+    notes += try await CloseBenchmark(baseURL: server.baseURL, quick: quick).run()
+}
 if wanted("soak") {
     log("item 7: soak, every shipped plugin on each transport")
     rows += try await SoakBenchmark(baseURL: server.baseURL, quick: quick).run()
@@ -163,6 +168,7 @@ if json {
     print("server: \(BenchServer.description)")
     print("ratio = courier / bare (req/s and MB/s: higher is better; us, ns, allocs, MiB: lower is better)")
     print(Report.table(rows))
+    for note in notes { print(note) }
     if wanted("solo"), let reason = SoloCounts.instructionCounterUnavailability() {
         print("instructions per request: not counted (\(reason))")
     }
