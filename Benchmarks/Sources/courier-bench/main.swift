@@ -3,7 +3,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|solo|pipeline|gzip|cache|download|stream|events|close|soak|postgres (one item), --pair NAME (only the
+// --only http|solo|pipeline|gzip|cache|download|stream|events|close|processes|soak|postgres (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -68,6 +68,16 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     }
     let operation = client.operation
     let concurrency = arguments.count > index + 4 ? max(1, Int(arguments[index + 4]) ?? 1) : 1
+    if arguments.contains("--report") {
+        // For ProcessPairsBenchmark: warmed up, then "requests/s CPU-us-per-request".
+        _ = try await throughput(total: 200, concurrency: concurrency, operation)
+        let startCPU = processCPUSeconds()
+        let rate = try await throughput(total: count, concurrency: concurrency, operation)
+        print("\(rate) \((processCPUSeconds() - startCPU) / Double(count) * 1e6)")
+        await client.shutdown()
+        await server.shutdown()
+        exit(0)
+    }
     log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests, \(concurrency) at a time")
     try await withThrowingTaskGroup(of: Void.self) { group in
         for worker in 0..<concurrency {
@@ -144,6 +154,14 @@ if wanted("events") {
     rows += try await EventStreamBenchmark(quick: quick).run()
 }
 var notes: [String] = []
+if wanted("processes") {
+    log("item 2b: each client in its own process, against nginx")
+    if await Nginx.probe() != nil {
+        rows += try ProcessPairsBenchmark(quick: quick).run()
+    } else {
+        log("  not measured: no nginx serving the bench's document (start Benchmarks/nginx/run)")
+    }
+}
 if wanted("close") {
     log("item 6d: how soon a streamed call's connection closes after its reader leaves")
     notes += try await CloseBenchmark(baseURL: server.baseURL, quick: quick).run()
