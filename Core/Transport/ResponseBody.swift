@@ -118,75 +118,39 @@ public struct ResponseBodyWriter: Sendable {
     }
 }
 
-/// A single-reader queue of chunks between a transport and the transfer stage.
+/// A single-reader queue of chunks between a transport and the transfer
+/// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
+/// outside it.
 final class ResponseBodyStream: Sendable {
-    private struct Chunk {
-        let data: Data
-        let whenConsumed: (@Sendable () -> Void)?
-    }
+    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Data?, any Error>>
 
     private struct State {
-        var chunks: [Chunk] = []
-        var head = 0
-        /// The bytes of `chunks[head...]`.
-        var unreadBytes = 0
-        var ended = false
-        var failure: NetworkError?
-        var reader: CheckedContinuation<Data?, any Error>?
+        var machine: Machine
         /// Told when a chunk arrives, on the transport's thread, so the idle
         /// clock stops then and not when the reader gets to run.
         var arrivals: TransferControl?
     }
 
-    private let state = Locked(State())
-    /// Past this many unread bytes the stream fails (for a client that
-    /// cannot wait); `nil` for no bound.
-    private let maximumUnreadBytes: Int?
+    private let state: Locked<State>
 
     init(maximumUnreadBytes: Int? = nil) {
-        self.maximumUnreadBytes = maximumUnreadBytes
+        state = Locked(State(machine: Machine(readAheadLimit: ResponseBody.readAheadLimit, maximumUnreadBytes: maximumUnreadBytes)))
     }
 
     func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
-        /// Delivered to a waiting reader; or the client may go on (queued
-        /// within the limit, or dropped: nobody reads any more, and the client
-        /// goes on to be stopped by its abort); or it waits for the reader;
-        /// or the reader fell too far behind a client that cannot wait.
-        enum Outcome { case delivered(CheckedContinuation<Data?, any Error>), goOn, held, overflowed([Chunk]) }
-        var arrivals: TransferControl?
-        let outcome: Outcome = state.withLock { state in
-            arrivals = state.arrivals
-            guard !state.ended else { return .goOn }
-            if let reader = state.reader {
-                state.reader = nil
-                return .delivered(reader)
-            }
-            if let limit = maximumUnreadBytes, state.unreadBytes + data.count > limit {
-                let dropped = Array(state.chunks[state.head...])
-                state.chunks = []
-                state.head = 0
-                state.unreadBytes = 0
-                state.ended = true
-                state.failure = .responseTooLarge(ResponseTooLarge(limit: .readAhead, bytes: Int64(limit)))
-                return .overflowed(dropped)
-            }
-            state.unreadBytes += data.count
-            // Within the limit the client may go on at once; the chunk that
-            // passes it holds the client until the reader takes it.
-            let withinLimit = state.unreadBytes <= ResponseBody.readAheadLimit
-            state.chunks.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenConsumed))
-            return withinLimit ? .goOn : .held
+        let (action, arrivals) = state.withLock { state in
+            (state.machine.yield(.init(data: data, whenConsumed: whenConsumed)), state.arrivals)
         }
         arrivals?.chunkArrived()
-        switch outcome {
-        case .delivered(let reader):
+        switch action {
+        case .deliver(let reader):
             reader.resume(returning: data)
             whenConsumed?()
         case .goOn:
             whenConsumed?()
-        case .held:
+        case .hold:
             break
-        case .overflowed(let dropped):
+        case .overflow(let dropped):
             for chunk in dropped { chunk.whenConsumed?() }
             whenConsumed?()
         }
@@ -196,31 +160,16 @@ final class ResponseBodyStream: Sendable {
     /// delivered before stays readable, so the reader learns how much arrived;
     /// ``stop()`` drops it instead.
     func finish(throwing failure: NetworkError?) {
-        let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
-            guard !state.ended else { return nil }
-            state.ended = true
-            state.failure = failure
-            defer { state.reader = nil }
-            return state.reader
-        }
-        if let reader {
-            if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
-        }
+        guard let reader = state.withLock({ $0.machine.finish(failure: failure) }) else { return }
+        if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
     }
 
     /// The reader gives up (a limit, a time-out, a cancelled call): the stream
     /// ends, unread chunks are dropped and their clients told they may go on,
     /// so no back-pressure promise is left waiting.
     func stop() {
-        finish(throwing: .cancelled)
-        let dropped = state.withLock { state -> [Chunk] in
-            defer {
-                state.chunks = []
-                state.head = 0
-                state.unreadBytes = 0
-            }
-            return Array(state.chunks[state.head...])
-        }
+        let (dropped, reader) = state.withLock { $0.machine.stop() }
+        reader?.resume(throwing: NetworkError.cancelled)
         for chunk in dropped { chunk.whenConsumed?() }
     }
 
@@ -231,19 +180,19 @@ final class ResponseBodyStream: Sendable {
 
     /// Whether a reader waits for the next chunk (for tests).
     var readerIsWaiting: Bool {
-        state.withLock { $0.reader != nil }
+        state.withLock { $0.machine.readerIsWaiting }
     }
 
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
     func next() async throws(NetworkError) -> Data? {
-        if let ready = state.withLock({ state in Self.take(&state, orWait: nil) }) {
-            return try Self.deliver(ready)
+        if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
+            return try ready.get()
         }
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                guard let ready = state.withLock({ state in Self.take(&state, orWait: continuation) }) else { return }
-                continuation.resume(with: Result { () throws(NetworkError) in try Self.deliver(ready) })
+                guard let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: continuation) })) else { return }
+                continuation.resume(with: ready.mapError { $0 as any Error })
             }
         } catch let error as NetworkError {
             throw error
@@ -252,32 +201,19 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// The next unread chunk, or the end (`.success(nil)`), or the failure;
-    /// `nil` when nothing is there yet, after leaving `reader` to be resumed
-    /// by the writer.
-    private static func take(_ state: inout State, orWait reader: CheckedContinuation<Data?, any Error>?)
-        -> Result<Chunk?, NetworkError>? {
-        if state.head < state.chunks.count {
-            let chunk = state.chunks[state.head]
-            state.head += 1
-            state.unreadBytes -= chunk.data.count
-            if state.head == state.chunks.count {
-                state.chunks.removeAll(keepingCapacity: true)
-                state.head = 0
-            }
-            return .success(chunk)
+    /// What a read returns now, after letting a taken chunk's client go on;
+    /// `nil` when the reader must wait.
+    private static func result(of action: Machine.ReadAction) -> Result<Data?, NetworkError>? {
+        switch action {
+        case .chunk(let chunk):
+            chunk.whenConsumed?()
+            return .success(chunk.data)
+        case .end:
+            return .success(nil)
+        case .fail(let failure):
+            return .failure(failure)
+        case .wait:
+            return nil
         }
-        if state.ended {
-            return state.failure.map { .failure($0) } ?? .success(nil)
-        }
-        if let reader { state.reader = reader }
-        return nil
-    }
-
-    /// A taken chunk's data, after letting its client go on.
-    private static func deliver(_ taken: Result<Chunk?, NetworkError>) throws(NetworkError) -> Data? {
-        let chunk = try taken.get()
-        chunk?.whenConsumed?()
-        return chunk?.data
     }
 }

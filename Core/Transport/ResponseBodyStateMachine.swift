@@ -1,0 +1,167 @@
+import Foundation
+
+/// The state of a streamed body between its writer (a transport) and its one
+/// reader, as an enum whose transitions return what the caller must do: the
+/// stream runs them under its lock and acts outside it. Generic over the
+/// waiting reader, so the transitions are tested without tasks.
+///
+/// ```
+/// streaming ──finish──▶ ended ──last chunk read──▶ (reads end or fail)
+///     │                   ▲
+///     └──stop / overflow──┘ (unread chunks dropped)
+/// ```
+struct ResponseBodyStateMachine<Reader> {
+    /// A chunk and the writer's callback for when it is taken.
+    struct Chunk {
+        let data: Data
+        let whenConsumed: (@Sendable () -> Void)?
+    }
+
+    /// Chunks not read yet, oldest first, and their bytes.
+    struct Unread {
+        private(set) var chunks: [Chunk] = []
+        private var head = 0
+        private(set) var bytes = 0
+
+        var isEmpty: Bool { head == chunks.count }
+
+        mutating func append(_ chunk: Chunk) {
+            chunks.append(chunk)
+            bytes += chunk.data.count
+        }
+
+        mutating func removeFirst() -> Chunk? {
+            guard head < chunks.count else { return nil }
+            let chunk = chunks[head]
+            head += 1
+            bytes -= chunk.data.count
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return chunk
+        }
+
+        mutating func removeAll() -> [Chunk] {
+            defer { self = Unread() }
+            return Array(chunks[head...])
+        }
+    }
+
+    enum State {
+        /// The writer may still yield; a reader may be waiting (then nothing
+        /// is unread).
+        case streaming(Unread, reader: Reader?)
+        /// The writer is done: the unread chunks are read, then the end (or
+        /// the failure).
+        case ended(Unread, failure: NetworkError?)
+    }
+
+    private(set) var state: State = .streaming(Unread(), reader: nil)
+    /// How many unread bytes let the writer go on at once.
+    let readAheadLimit: Int
+    /// Past this many unread bytes the body fails, for a writer that cannot
+    /// wait; `nil` for no bound.
+    let maximumUnreadBytes: Int?
+
+    init(readAheadLimit: Int, maximumUnreadBytes: Int?) {
+        self.readAheadLimit = readAheadLimit
+        self.maximumUnreadBytes = maximumUnreadBytes
+    }
+
+    // MARK: - The writer
+
+    enum YieldAction {
+        /// Hand the chunk to the waiting reader, then let the writer go on.
+        case deliver(to: Reader)
+        /// Let the writer go on now (queued within the read-ahead, or
+        /// dropped because nobody reads any more).
+        case goOn
+        /// The writer waits: its callback runs when the reader takes the chunk.
+        case hold
+        /// The reader fell too far behind: the body failed; let these
+        /// writers, and this one, go on.
+        case overflow(dropped: [Chunk])
+    }
+
+    mutating func yield(_ chunk: Chunk) -> YieldAction {
+        guard case .streaming(var unread, let reader) = state else { return .goOn }
+        if let reader {
+            state = .streaming(unread, reader: nil)
+            return .deliver(to: reader)
+        }
+        if let limit = maximumUnreadBytes, unread.bytes + chunk.data.count > limit {
+            let dropped = unread.removeAll()
+            state = .ended(Unread(), failure: .responseTooLarge(ResponseTooLarge(limit: .readAhead, bytes: Int64(limit))))
+            return .overflow(dropped: dropped)
+        }
+        let withinLimit = unread.bytes + chunk.data.count <= readAheadLimit
+        unread.append(withinLimit ? Chunk(data: chunk.data, whenConsumed: nil) : chunk)
+        state = .streaming(unread, reader: nil)
+        return withinLimit ? .goOn : .hold
+    }
+
+    /// The writer is done (`failure` `nil`) or failed. Returns the waiting
+    /// reader to resume with the end or the failure; `nil` when none waits or
+    /// the body had already ended (the first end wins).
+    mutating func finish(failure: NetworkError?) -> Reader? {
+        guard case .streaming(let unread, let reader) = state else { return nil }
+        state = .ended(unread, failure: failure)
+        return reader
+    }
+
+    /// The reader gives up: the body ends cancelled (unless it had ended), and
+    /// the unread chunks are dropped; returns them, so their writers go on,
+    /// and the reader that waited, if one did.
+    mutating func stop() -> (dropped: [Chunk], reader: Reader?) {
+        switch state {
+        case .streaming(var unread, let reader):
+            let dropped = unread.removeAll()
+            state = .ended(Unread(), failure: .cancelled)
+            return (dropped, reader)
+        case .ended(var unread, let failure):
+            let dropped = unread.removeAll()
+            state = .ended(Unread(), failure: failure)
+            return (dropped, nil)
+        }
+    }
+
+    // MARK: - The reader
+
+    enum ReadAction {
+        /// This chunk: run its callback, then return its data.
+        case chunk(Chunk)
+        /// The body ended.
+        case end
+        /// The body failed.
+        case fail(NetworkError)
+        /// Nothing yet: the reader waits, and the writer resumes it.
+        case wait
+    }
+
+    /// The next read; with `reader`, it is kept to be resumed when nothing
+    /// is there yet (without, the caller asks again with one).
+    mutating func next(waiting reader: Reader?) -> ReadAction {
+        switch state {
+        case .streaming(var unread, let waiting):
+            if let chunk = unread.removeFirst() {
+                state = .streaming(unread, reader: waiting)
+                return .chunk(chunk)
+            }
+            state = .streaming(unread, reader: reader ?? waiting)
+            return .wait
+        case .ended(var unread, let failure):
+            if let chunk = unread.removeFirst() {
+                state = .ended(unread, failure: failure)
+                return .chunk(chunk)
+            }
+            return failure.map { .fail($0) } ?? .end
+        }
+    }
+
+    /// Whether a reader waits for the next chunk.
+    var readerIsWaiting: Bool {
+        if case .streaming(_, reader: .some) = state { return true }
+        return false
+    }
+}

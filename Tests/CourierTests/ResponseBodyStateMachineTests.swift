@@ -1,0 +1,107 @@
+@testable import Courier
+import Foundation
+import Testing
+
+/// The transitions of a streamed body's state, one by one, with a number for
+/// the waiting reader: no task, no lock, no timing.
+@Suite struct ResponseBodyStateMachineTests {
+    typealias Machine = ResponseBodyStateMachine<Int>
+
+    private static func chunk(_ count: Int, byte: UInt8 = 1) -> Machine.Chunk {
+        Machine.Chunk(data: Data(repeating: byte, count: count), whenConsumed: nil)
+    }
+
+    private static func data(of action: Machine.ReadAction) -> Data? {
+        if case .chunk(let chunk) = action { return chunk.data }
+        return nil
+    }
+
+    @Test func aReaderThatFindsNothingWaitsAndTheNextChunkGoesStraightToIt() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        guard case .wait = machine.next(waiting: 7) else { Issue.record("expected wait"); return }
+        #expect(machine.readerIsWaiting)
+        guard case .deliver(let reader) = machine.yield(Self.chunk(10)) else { Issue.record("expected deliver"); return }
+        #expect(reader == 7)
+        #expect(!machine.readerIsWaiting)
+    }
+
+    @Test func theWriterGoesOnWithinTheReadAheadAndIsHeldByTheChunkThatPassesIt() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        guard case .goOn = machine.yield(Self.chunk(60)) else { Issue.record("expected goOn"); return }
+        guard case .goOn = machine.yield(Self.chunk(40)) else { Issue.record("expected goOn at the limit"); return }
+        guard case .hold = machine.yield(Self.chunk(1)) else { Issue.record("expected hold past the limit"); return }
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 60)
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 40)
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 1)
+        guard case .wait = machine.next(waiting: nil) else { Issue.record("expected wait when empty"); return }
+    }
+
+    @Test func onlyTheHeldChunkKeepsItsCallback() {
+        var machine = Machine(readAheadLimit: 10, maximumUnreadBytes: nil)
+        _ = machine.yield(.init(data: Data(count: 10), whenConsumed: {}))
+        _ = machine.yield(.init(data: Data(count: 1), whenConsumed: {}))
+        guard case .chunk(let first) = machine.next(waiting: nil), case .chunk(let second) = machine.next(waiting: nil) else {
+            Issue.record("expected two chunks")
+            return
+        }
+        #expect(first.whenConsumed == nil, "its writer went on when it was queued")
+        #expect(second.whenConsumed != nil, "its writer waits for the reader")
+    }
+
+    @Test func afterTheEndTheUnreadChunksAreReadThenTheEndOrTheFailure() {
+        for failure in [nil, NetworkError.cancelled] {
+            var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+            _ = machine.yield(Self.chunk(5))
+            #expect(machine.finish(failure: failure) == nil, "no reader waited")
+            #expect(machine.finish(failure: .cancelled) == nil, "the first end wins")
+            guard case .goOn = machine.yield(Self.chunk(5)) else { Issue.record("a chunk after the end is dropped"); return }
+            #expect(Self.data(of: machine.next(waiting: nil))?.count == 5)
+            switch (machine.next(waiting: 1), failure) {
+            case (.end, nil), (.fail(.cancelled), .some): break
+            case (let action, _): Issue.record("expected the end, got \(action)")
+            }
+        }
+    }
+
+    @Test func theEndResumesAWaitingReader() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        _ = machine.next(waiting: 3)
+        #expect(machine.finish(failure: nil) == 3)
+        #expect(!machine.readerIsWaiting)
+    }
+
+    @Test func stoppingDropsTheUnreadChunksAndEndsCancelled() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        _ = machine.yield(Self.chunk(5))
+        _ = machine.yield(Self.chunk(6))
+        let (dropped, reader) = machine.stop()
+        #expect(dropped.map(\.data.count) == [5, 6])
+        #expect(reader == nil)
+        guard case .fail(.cancelled) = machine.next(waiting: nil) else { Issue.record("expected cancelled"); return }
+        guard case .goOn = machine.yield(Self.chunk(1)) else { Issue.record("expected the writer to go on"); return }
+    }
+
+    @Test func stoppingHandsBackTheWaitingReader() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        _ = machine.next(waiting: 9)
+        #expect(machine.stop().reader == 9)
+    }
+
+    @Test func stoppingAnEndedBodyKeepsHowItEnded() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        _ = machine.yield(Self.chunk(5))
+        _ = machine.finish(failure: nil)
+        #expect(machine.stop().dropped.count == 1)
+        guard case .end = machine.next(waiting: nil) else { Issue.record("expected the clean end"); return }
+    }
+
+    @Test func aWriterThatCannotWaitFailsTheBodyPastItsUnreadBound() {
+        var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: 10)
+        _ = machine.yield(Self.chunk(6))
+        _ = machine.yield(Self.chunk(4))  // ten unread: at the bound
+        guard case .overflow(let dropped) = machine.yield(Self.chunk(1)) else { Issue.record("expected overflow"); return }
+        #expect(dropped.map(\.data.count) == [6, 4])
+        guard case .fail(.responseTooLarge(let limit)) = machine.next(waiting: nil) else { Issue.record("expected the limit"); return }
+        #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: 10))
+    }
+}
