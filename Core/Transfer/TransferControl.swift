@@ -24,31 +24,11 @@ public final class TransferControl: Sendable {
         }
     }
 
-    private struct State {
-        /// The first abort handler in a slot of its own: most transfers have
-        /// one, and an array would cost an allocation.
-        var handler: (@Sendable () -> Void)?
-        var moreHandlers: [@Sendable () -> Void] = []
-        var reason: Reason?
-        var received: Int64 = 0
-        /// The upload total last reported, so a transport that repeats a
-        /// report (Foundation does at the end of a body) is heard once.
-        var sent: Int64 = -1
-        /// When bytes last moved (uptime nanoseconds).
-        var lastActivity: UInt64
-        /// Whether the transfer waits on the server now, so the idle clock
-        /// runs: until the head arrives, and for a body read chunk by chunk
-        /// whenever its reader waits for a chunk that has not arrived. A
-        /// reader busy with what it has (or a scheduler slow to run it) is
-        /// not the server being idle.
-        var waitsOnServer = true
-    }
-
-    private let state: Locked<State>
-    private let bodyLimit: ResponseTooLarge?
+    private let state: Locked<TransferControlStateMachine>
     private let uploadProgress: ProgressHandler?
     /// Whether the body is read chunk by chunk by the transfer stage or a
-    /// caller, whose waits then run the idle clock (see ``State/waitsOnServer``).
+    /// caller, whose waits then run the idle clock (see
+    /// ``TransferControlStateMachine/Running/waitsOnServer``).
     private let readsInChunks: Bool
 
     /// A control with no limit and nobody listening, for tests and for
@@ -58,10 +38,9 @@ public final class TransferControl: Sendable {
     }
 
     init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?, readsInChunks: Bool = false) {
-        self.bodyLimit = bodyLimit
         self.uploadProgress = progress
         self.readsInChunks = readsInChunks
-        self.state = Locked(State(lastActivity: DispatchTime.now().uptimeNanoseconds))
+        self.state = Locked(TransferControlStateMachine(bodyLimit: bodyLimit, now: DispatchTime.now().uptimeNanoseconds))
     }
 
     // MARK: - What the transport reports
@@ -70,11 +49,7 @@ public final class TransferControl: Sendable {
     /// of `total` when known.
     public func didSend(_ totalSent: Int64, of total: Int64?) {
         let now = DispatchTime.now().uptimeNanoseconds
-        let isNew = state.withLock { state in
-            state.lastActivity = now
-            defer { state.sent = max(state.sent, totalSent) }
-            return totalSent > state.sent
-        }
+        let isNew = state.withLock { $0.didSend(totalSent, now: now) }
         guard isNew, let uploadProgress else { return }
         uploadProgress(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: total.flatMap { $0 > 0 ? $0 : nil }))
     }
@@ -82,10 +57,8 @@ public final class TransferControl: Sendable {
     /// Reports that the response head arrived.
     public func didReceiveHead() {
         let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { state in
-            state.lastActivity = now
-            if readsInChunks { state.waitsOnServer = false }
-        }
+        let readsInChunks = readsInChunks
+        state.withLock { $0.touch(now: now, waitsOnServer: readsInChunks ? false : nil) }
     }
 
     /// Reports body bytes collected by a transport that hands the body over
@@ -100,28 +73,22 @@ public final class TransferControl: Sendable {
     @discardableResult
     public func didReceive(byteCount: Int) -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
-        let (total, stopped) = state.withLock { state in
-            state.lastActivity = now
-            state.received += Int64(byteCount)
-            return (state.received, state.reason != nil)
-        }
-        if let bodyLimit, total > bodyLimit.bytes {
-            abort(.tooLarge(bodyLimit))
+        switch state.withLock({ $0.didReceive(byteCount: byteCount, now: now) }) {
+        case .keep:
+            return true
+        case .drop:
+            return false
+        case .stop(let handlers):
+            handlers.run()
             return false
         }
-        return !stopped
     }
 
     /// Runs `handler` once when the transfer must stop; at once if it already
     /// must. The handler cancels the client's request; the transport then
     /// throws whatever its client reports.
     public func onAbort(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state in
-            guard state.reason == nil else { return true }
-            if state.handler == nil { state.handler = handler } else { state.moreHandlers.append(handler) }
-            return false
-        }
-        if runNow { handler() }
+        if !state.withLock({ $0.onAbort(handler) }) { handler() }
     }
 
     /// Whether the transfer has been told to stop.
@@ -133,52 +100,36 @@ public final class TransferControl: Sendable {
 
     func touch() {
         let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { $0.lastActivity = now }
+        state.withLock { $0.touch(now: now) }
     }
 
-    var lastActivity: UInt64 { state.withLock { $0.lastActivity } }
+    var lastActivity: UInt64 { state.withLock { $0.activity.last } }
 
     /// When bytes last moved, and whether the transfer waits on the server
     /// now (when it does not, it cannot be idle).
     var activity: (last: UInt64, waitsOnServer: Bool) {
-        state.withLock { ($0.lastActivity, $0.waitsOnServer) }
+        state.withLock { $0.activity }
     }
 
     /// The reader asks for the next chunk: the idle clock runs from now until
     /// one arrives.
     func readerWaits() {
         let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { state in
-            state.lastActivity = now
-            state.waitsOnServer = true
-        }
+        state.withLock { $0.touch(now: now, waitsOnServer: true) }
     }
 
     /// A chunk arrived for the reader: the idle clock stops until the reader
     /// asks for the next one.
     func chunkArrived() {
         let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { state in
-            state.lastActivity = now
-            state.waitsOnServer = false
-        }
+        state.withLock { $0.touch(now: now, waitsOnServer: false) }
     }
 
     var reason: Reason? { state.withLock { $0.reason } }
 
     /// Stops the transfer for `reason`; the first reason wins.
     func abort(_ reason: Reason) {
-        let (first, more) = state.withLock { state -> ((@Sendable () -> Void)?, [@Sendable () -> Void]) in
-            guard state.reason == nil else { return (nil, []) }
-            state.reason = reason
-            defer {
-                state.handler = nil
-                state.moreHandlers = []
-            }
-            return (state.handler, state.moreHandlers)
-        }
-        first?()
-        for handler in more { handler() }
+        state.withLock { $0.abort(reason) }.run()
     }
 
     /// The error a failure stands for: the reason the transfer stage stopped
