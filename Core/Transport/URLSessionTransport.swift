@@ -163,64 +163,46 @@ private final class Exchange: @unchecked Sendable {
     /// `Content-Encoding` in the header fields.
     private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
 
-    private struct State {
-        var continuation: CheckedContinuation<Received, any Error>?
-        var head: HTTPURLResponse?
-        var body = Data()
-        var writer: ResponseBodyWriter?
-        var challenged = false
-        var trustFailure: ServerTrustFailure?
-    }
+    private typealias Machine = URLSessionExchangeStateMachine<CheckedContinuation<Received, any Error>, ResponseBodyWriter>
 
-    let collects: Bool
     let control: TransferControl
     let bodyLength: Int64
     let maximumUnreadBytes: Int?
-    private let state = Locked(State())
+    private let state: Locked<Machine>
 
     init(collects: Bool, control: TransferControl, bodyLength: Int64, maximumUnreadBytes: Int?) {
-        self.collects = collects
         self.control = control
         self.bodyLength = bodyLength
         self.maximumUnreadBytes = maximumUnreadBytes
+        self.state = Locked(Machine(collects: collects))
     }
 
     func start(_ continuation: CheckedContinuation<Received, any Error>) {
-        state.withLock { $0.continuation = continuation }
+        state.withLock { $0.start(continuation) }
     }
 
     func received(_ head: HTTPURLResponse) {
         control.didReceiveHead()
-        guard !collects else {
-            state.withLock { $0.head = head }
-            return
+        var body: ResponseBody?
+        let continuation = state.withLock { machine in
+            machine.received(head: head) {
+                let (streamed, writer) = ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
+                body = streamed
+                return writer
+            }
         }
-        let (body, writer) = ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
-        let continuation = state.withLock { state in
-            state.head = head
-            state.writer = writer
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: Received(head: head, body: body))
+        if let continuation, let body { continuation.resume(returning: Received(head: head, body: body)) }
     }
 
     func received(_ data: Data) {
-        if collects {
-            // Counted before it is kept: what would pass the limit, and what
-            // Foundation still delivers once the transfer was stopped (a
-            // limit, a time-out), is dropped instead.
-            guard control.didReceive(byteCount: data.count) else {
-                state.withLock { $0.body = Data() }
-                return
-            }
-            state.withLock { $0.body.append(data) }
-        } else {
-            // Counted as it arrives too: this transport cannot wait for its
-            // reader, so a body past its limit stops here, not only when the
-            // reader gets to it.
-            guard control.didReceive(byteCount: data.count) else { return }
-            state.withLock { $0.writer }?.yield(data)
+        // Counted before it is kept, collected or streamed: what would pass
+        // the limit, and what Foundation still delivers once the transfer was
+        // stopped (a limit, a time-out), is dropped. A streamed body is
+        // counted as it arrives too: this transport cannot wait for its
+        // reader, so a body past its limit stops here.
+        let keep = control.didReceive(byteCount: data.count)
+        if case .yield(let writer) = state.withLock({ $0.received(data, keep: keep) }) {
+            writer.yield(data)
         }
     }
 
@@ -231,41 +213,31 @@ private final class Exchange: @unchecked Sendable {
     /// A 401 or 407 with a challenge: its head and body have arrived, and the
     /// challenge is refused so the task ends and the response is handed over.
     func challenged() {
-        state.withLock { $0.challenged = true }
+        state.withLock { $0.refusedChallenge() }
     }
 
     /// The server's certificate was refused by the session's server-trust
     /// evaluation; the task ends cancelled, and this is why.
     func refusedTrust(_ failure: ServerTrustFailure) {
-        state.withLock { $0.trustFailure = failure }
+        state.withLock { $0.refusedTrust(failure) }
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
-        let (continuation, writer, head, body, challenged, trustFailure) = state.withLock { state in
-            defer {
-                state.continuation = nil
-                state.writer = nil
-                state.body = Data()
-            }
-            return (state.continuation, state.writer, state.head ?? task.response as? HTTPURLResponse, state.body, state.challenged,
-                    state.trustFailure)
-        }
-        let failure = trustFailure.map { NetworkError.serverTrustFailed($0) } ?? (challenged ? nil : error).map(Self.translated)
-        if let writer {
-            if let failure { writer.fail(failure) } else { writer.finish() }
-            return
-        }
-        guard let continuation else { return }
-        switch (head, failure) {
-        case (let head?, nil):
+        let failure = error.map(Self.translated)
+        switch state.withLock({ $0.completed(error: failure) { task.response as? HTTPURLResponse } }) {
+        case .finish(let writer, nil):
+            writer.finish()
+        case .finish(let writer, let failure?):
+            writer.fail(failure)
+        case .respond(let continuation, let head, let body):
             continuation.resume(returning: Received(head: head, body: ResponseBody(body)))
-        case (let head?, let failure?):
+        case .respondPartially(let continuation, let head, let body, let failure):
             // The head arrived and the body broke off.
             continuation.resume(returning: Received(head: head, body: .partial(body, failure: failure)))
-        case (nil, let failure?):
+        case .fail(let continuation, let failure):
             continuation.resume(throwing: failure)
-        case (nil, nil):
-            continuation.resume(throwing: URLError(.badServerResponse))
+        case .none:
+            break
         }
     }
 
