@@ -16,25 +16,20 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// Encodings AsyncHTTPClient's decompressor decodes.
     private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate"]
 
+    private typealias Machine = AsyncHTTPClientExchangeStateMachine<
+        CheckedContinuation<TransportResponse, any Error>, HTTPResponseHead, ByteBuffer, ResponseBodyWriter
+    >
+
     private struct State {
-        var continuation: CheckedContinuation<TransportResponse, any Error>?
-        var result: Result<TransportResponse, any Error>?
-        var head: HTTPResponseHead?
-        /// The body's parts as they arrived, joined once at the end: a buffer
-        /// grown by appending would copy itself as it doubles, and hold up to
-        /// three times the body at a time.
-        var collected: [ByteBuffer] = []
-        var writer: ResponseBodyWriter?
+        var machine: Machine
+        var delivery: Machine.Delivery<Result<TransportResponse, any Error>> = .waiting(nil)
         var sent: Int64 = 0
-        /// Whether the request ended (finished or failed) and gave its event
-        /// loop slot back.
-        var ended = false
     }
 
     private let request: TransportRequest
     private let decoded: Bool
     private let maximumDecompressedSize: Int
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// Where the request's event loop was chosen, and the slot to give back.
     private let loop: (choice: EventLoopChoice, slot: Int)?
 
@@ -43,42 +38,26 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         self.decoded = decoded
         self.maximumDecompressedSize = maximumDecompressedSize
         self.loop = loop
+        self.state = Locked(State(machine: Machine(collects: request.collectsBody)))
     }
 
-    /// Reads what the request's end needs and marks it ended; gives the
-    /// event loop slot back the first time.
-    private func end() -> (head: HTTPResponseHead?, collected: [ByteBuffer], writer: ResponseBodyWriter?) {
-        let (parts, first) = state.withLock { state in
-            defer {
-                state.ended = true
-                state.collected = []
-            }
-            return ((state.head, state.collected, state.writer), !state.ended)
-        }
+    /// Marks the request ended and says how; gives the event loop slot back
+    /// the first time.
+    private func end() -> Machine.Ending {
+        let (ending, first) = state.withLock { $0.machine.end() }
         if first, let loop { loop.choice.release(loop.slot) }
-        return parts
+        return ending
     }
 
     /// The response head, with the body whole or to be streamed.
     func response() async throws -> TransportResponse {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<TransportResponse, any Error>? in
-                if let result = state.result { return result }
-                state.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
+            if let ready = state.withLock({ $0.delivery.ask(continuation) }) { continuation.resume(with: ready) }
         }
     }
 
     private func deliver(_ result: Result<TransportResponse, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<TransportResponse, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(with: result)
+        state.withLock { $0.delivery.deliver(result) }?.resume(with: result)
     }
 
     private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody) -> TransportResponse {
@@ -129,45 +108,41 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         request.control.didReceiveHead()
-        if request.collectsBody {
-            state.withLock { $0.head = head }
-        } else {
-            let (body, writer) = ResponseBody.makeStream()
-            state.withLock {
-                $0.head = head
-                $0.writer = writer
+        var body: ResponseBody?
+        let streamed = state.withLock { state in
+            state.machine.received(head: head) {
+                let (made, writer) = ResponseBody.makeStream()
+                body = made
+                return writer
             }
-            deliver(.success(makeResponse(head, body: body)))
         }
+        if streamed != nil, let body { deliver(.success(makeResponse(head, body: body))) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        if let writer = state.withLock({ $0.writer }) {
-            let consumed = task.eventLoop.makePromise(of: Void.self)
-            writer.yield(Self.data(buffer)) { consumed.succeed() }
-            return consumed.futureResult
-        }
-        // Counted before it is kept: past the limit the bytes collected so far
-        // are let go at once (the call fails with the limit, not with them),
-        // so the body never takes more memory than its limit.
-        guard request.control.didReceive(byteCount: buffer.readableBytes) else {
-            state.withLock { $0.collected = [] }
+        // A collected part is counted before it is kept: past the limit the
+        // parts collected so far are let go at once (the call fails with the
+        // limit, not with them), so the body never takes more memory than
+        // its limit. A streamed one waits for its reader instead.
+        let collects = request.collectsBody
+        let keep = !collects || request.control.didReceive(byteCount: buffer.readableBytes)
+        guard case .yield(let writer) = state.withLock({ $0.machine.received(part: buffer, keep: keep) }) else {
             return task.eventLoop.makeSucceededVoidFuture()
         }
-        state.withLock { $0.collected.append(buffer) }
-        return task.eventLoop.makeSucceededVoidFuture()
+        let consumed = task.eventLoop.makePromise(of: Void.self)
+        writer.yield(Self.data(buffer)) { consumed.succeed() }
+        return consumed.futureResult
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (head, collected, writer) = end()
-        if let writer {
+        switch end() {
+        case .streamed(let writer):
             writer.fail(failure(for: error))
-        } else if let head {
+        case .collected(let head, let parts):
             // The head arrived and the body broke off.
-            let received = Self.data(collected)
-            deliver(.success(makeResponse(head, body: .partial(received, failure: failure(for: error)))))
-        } else {
+            deliver(.success(makeResponse(head, body: .partial(Self.data(parts), failure: failure(for: error)))))
+        case .headless:
             deliver(.failure(error))
         }
     }
@@ -180,13 +155,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let (head, collected, writer) = end()
-        if let writer {
+        switch end() {
+        case .streamed(let writer):
             writer.finish()
-        } else if let head {
-            let data = Self.data(collected)
-            deliver(.success(makeResponse(head, body: ResponseBody(data))))
-        } else {
+        case .collected(let head, let parts):
+            deliver(.success(makeResponse(head, body: ResponseBody(Self.data(parts)))))
+        case .headless:
             deliver(.failure(URLError(.badServerResponse)))
         }
     }
