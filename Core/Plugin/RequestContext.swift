@@ -26,6 +26,16 @@ public struct RequestContext: Sendable {
     /// Whether the request uploads from a file (a file task, or a multipart
     /// body too large to build in memory).
     public private(set) var isFileUpload: Bool
+    /// Whether the request's body can be sent again: `false` only for a
+    /// one-shot ``RequestBodyStream`` the transport sends as it reads it. A
+    /// plugin that sends a request again (a retry, a replay after a token
+    /// refresh) checks it, with `URLRequest`'s `isBodyReplayable`, and
+    /// returns what it has instead.
+    ///
+    /// ```swift
+    /// guard context.isBodyReplayable, request.isBodyReplayable else { return response }
+    /// ```
+    public private(set) var isBodyReplayable = true
     /// Whether the call streams its body to the caller (``Provider/stream(_:streamOptions:options:)``):
     /// the response that plugins see has an empty `data`, and the body
     /// reaches the caller after every hook has run. A plugin that reports on
@@ -142,6 +152,11 @@ public struct RequestContext: Sendable {
     /// Marks the call as uploading from a file, once its body is built.
     mutating func markFileUpload() {
         isFileUpload = true
+    }
+
+    /// Marks the call's body as a stream that is read once.
+    mutating func markOneShotBody() {
+        isBodyReplayable = false
     }
 
     func beginAttempt() -> Int {

@@ -27,7 +27,7 @@ final class InflightRegistry: Sendable {
         init?(_ urlRequest: URLRequest, inputs: TransferInputs) {
             let method = urlRequest.httpMethod?.uppercased() ?? "GET"
             guard method == "GET" || method == "HEAD",
-                  inputs.uploadFile == nil, inputs.downloadDestination == nil, inputs.progress == nil,
+                  inputs.uploadFile == nil, inputs.bodyStream == nil, inputs.downloadDestination == nil, inputs.progress == nil,
                   urlRequest.httpBodyStream == nil,
                   let url = urlRequest.url?.absoluteString
             else { return nil }

@@ -59,6 +59,14 @@ extension Provider {
                 request.setValue(value, forHTTPHeaderField: name)
             }
             body = try UploadBody.make(for: endpoint.task, request: &request)
+            if let stream = body.stream, context.stubBehavior == .never {
+                if transport.sendsStreamedBodies {
+                    inputs.bodyStream = stream
+                    if stream.iterationBehavior == .single { context.markOneShotBody() }
+                } else {
+                    body = try await body.spooled(request: &request)
+                }
+            }
             if let file = body.file {
                 inputs.uploadFile = file
                 context.markFileUpload()

@@ -172,7 +172,7 @@ extension RequestTask {
     fileprivate func apply(to request: URLRequest) throws -> URLRequest {
         var request = request
         switch self {
-        case .requestPlain, .uploadFile, .uploadMultipart, .uploadMultipartFormData, .downloadDestination:
+        case .requestPlain, .uploadFile, .uploadStream, .uploadMultipart, .uploadMultipartFormData, .downloadDestination:
             return request
         case .requestData(let data):
             request.httpBody = data
@@ -265,6 +265,10 @@ extension RequestTask {
         switch self {
         case .uploadFile(let url):
             return [url.absoluteString]
+        case .uploadStream(let body):
+            // A sequence has no identity to compare: streams of one length
+            // are the same upload, as multipart stream parts are.
+            return ["stream:\(body.length)"]
         case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
             return parts.flatMap(\.identity)
         case .uploadMultipartFormData(let form), .uploadCompositeMultipartFormData(let form, _):

@@ -36,8 +36,15 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
     case refused(String)
     /// The file to upload does not exist or cannot be read.
     case unreadableUploadFile(String)
-    /// The request's `httpBodyStream` failed while it was read.
+    /// The request's body stream (an `httpBodyStream`, or the sequence of a
+    /// ``RequestBodyStream``) failed while it was read.
     case unreadableBodyStream(String)
+    /// A ``RequestBodyStream`` yielded a different number of bytes than its
+    /// known length.
+    case bodyStreamLength(expected: Int64, produced: Int64)
+    /// A one-shot ``RequestBodyStream`` was to be sent a second time (by a
+    /// plugin replaying the request).
+    case bodyStreamAlreadyRead
     /// The request's URL is not an `http` or `https` URL with a host.
     case unsupportedURL(String)
     /// A task's body parameters would have gone into the URL: the body
@@ -68,6 +75,14 @@ public enum RequestBuildFailure: Error, Sendable, CustomStringConvertible {
             "the upload file \(path) does not exist or cannot be read"
         case .unreadableBodyStream(let reason):
             "the request's body stream could not be read (\(reason))"
+        case .bodyStreamLength(let expected, let produced):
+            "the request's body stream was announced as \(expected) bytes but "
+                + (produced > expected ? "yielded more" : "ended after \(produced)")
+                + "; give RequestBodyStream the exact length, or .unknown to send it chunked"
+        case .bodyStreamAlreadyRead:
+            "the request's body is a stream that can be read once and was already sent; "
+                + "a plugin that sends a request again should check RequestContext.isBodyReplayable, "
+                + "or give RequestBodyStream iterationBehavior .multiple if its sequence can be read again"
         case .unsupportedURL(let scheme):
             "only http and https URLs can be sent, not \(scheme)"
         case .bodyParametersInURL(let method):

@@ -41,6 +41,15 @@ public enum RequestTask: Sendable {
     /// The contents of a file as the body, streamed from disk.
     case uploadFile(URL)
 
+    /// A body read from an `AsyncSequence` while it is sent, with a known
+    /// length or chunked: see ``RequestBodyStream`` for how each transport
+    /// sends it and what happens when it would have to be sent again.
+    ///
+    /// ```swift
+    /// case .upload(let recording): .uploadStream(RequestBodyStream(recording.chunks, length: .unknown))
+    /// ```
+    case uploadStream(RequestBodyStream)
+
     /// A `multipart/form-data` body. Bodies larger than
     /// ``MultipartFormData/defaultMemoryThreshold`` are written to a temporary
     /// file and streamed from it rather than built in memory.

@@ -3,14 +3,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One hop's request: the `URLRequest` with its body in `httpBody` or in a
-/// file, so that it can be sent again after a 307 or 308.
+/// One hop's request: the `URLRequest` with its body in `httpBody`, in a
+/// file, or in a stream the transport reads as it sends, so that it can be
+/// sent again after a 307 or 308 (a one-shot stream cannot).
 struct OutgoingRequest: Sendable {
     var urlRequest: URLRequest
     var uploadFile: URL?
     var bodyLength: Int64
+    var bodyStream: RequestBodyStream?
 
     var url: URL? { urlRequest.url }
+
+    /// Whether the request has a body to send.
+    var hasBody: Bool { bodyLength > 0 || uploadFile != nil || bodyStream != nil }
 
     /// Bodies of streams larger than this go to a temporary file.
     static let streamMemoryLimit = 4 << 20
@@ -19,7 +24,15 @@ struct OutgoingRequest: Sendable {
     /// read once, into memory or a private temporary file (returned for the
     /// caller to remove), so every transport sends it and a redirect can send
     /// it again.
-    static func make(_ request: URLRequest, uploadFile: URL?) throws(NetworkError) -> (OutgoingRequest, temporaryFile: URL?) {
+    static func make(_ request: URLRequest, uploadFile: URL?, bodyStream: RequestBodyStream? = nil)
+        throws(NetworkError) -> (OutgoingRequest, temporaryFile: URL?) {
+        if let bodyStream {
+            var request = request
+            request.httpBody = nil
+            request.httpBodyStream = nil
+            return (OutgoingRequest(urlRequest: request, uploadFile: nil, bodyLength: bodyStream.knownLength ?? 0,
+                                    bodyStream: bodyStream), nil)
+        }
         if let uploadFile {
             let size = (try? FileManager.default.attributesOfItem(atPath: uploadFile.path)[.size] as? NSNumber)?.int64Value
             guard let size else {
@@ -45,17 +58,10 @@ struct OutgoingRequest: Sendable {
         }
     }
 
-    private enum ReadBody {
-        case data(Data)
-        case file(URL, Int64)
-    }
-
-    private static func read(_ stream: InputStream) throws -> ReadBody {
+    private static func read(_ stream: InputStream) throws -> SpooledBody {
         stream.open()
         defer { stream.close() }
-        var data = Data()
-        var file: (url: URL, handle: FileHandle)?
-        var length: Int64 = 0
+        var spool = Spool(memoryLimit: streamMemoryLimit)
         let chunkSize = 64 * 1024
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         do {
@@ -65,27 +71,11 @@ struct OutgoingRequest: Sendable {
                     throw RequestBuildFailure.unreadableBodyStream(stream.streamError.map { String(describing: $0) } ?? "read failed")
                 }
                 if count == 0 { break }
-                length += Int64(count)
-                if let file {
-                    try file.handle.write(contentsOf: buffer[0..<count])
-                } else {
-                    data.append(contentsOf: buffer[0..<count])
-                    if data.count > streamMemoryLimit {
-                        let created = try PrivateTemporaryFile.create(prefix: "body")
-                        file = created
-                        try created.handle.write(contentsOf: data)
-                        data = Data()
-                    }
-                }
+                try spool.append(buffer[0..<count])
             }
-            guard let file else { return .data(data) }
-            try file.handle.close()
-            return .file(file.url, length)
+            return try spool.finish()
         } catch {
-            if let file {
-                try? file.handle.close()
-                try? FileManager.default.removeItem(at: file.url)
-            }
+            spool.discard()
             throw error
         }
     }

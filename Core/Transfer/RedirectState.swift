@@ -15,7 +15,8 @@ struct RedirectState: Sendable {
     }
 
     /// The request a redirect response leads to, `nil` when `response` is not
-    /// a redirect to follow.
+    /// a redirect to follow, or is one that would send a one-shot body stream
+    /// again (the 3xx response is then the answer).
     /// - Throws: ``NetworkError/redirectRefused(_:)`` for a scheme other than
     ///   http and https, an https-to-http downgrade (unless allowed), a
     ///   `Location` that is not a URL, one redirect too many, a body that
@@ -27,6 +28,13 @@ struct RedirectState: Sendable {
         guard policy.follows, [301, 302, 303, 307, 308].contains(statusCode),
               let location = response.value(forHTTPHeaderField: "Location")
         else { return nil }
+        let method = request.urlRequest.httpMethod?.uppercased() ?? "GET"
+        // 303 turns anything but HEAD into a GET; 301 and 302 turn a POST into
+        // a GET, as every browser does; 307 and 308 keep method and body.
+        let becomesGET = (statusCode == 303 && method != "HEAD") || ((statusCode == 301 || statusCode == 302) && method == "POST")
+        if !becomesGET, let stream = request.bodyStream, !stream.canBeSentAgain {
+            return nil
+        }
         guard let url = URL(string: location, relativeTo: request.url)?.absoluteURL else {
             throw .redirectRefused(.invalidLocation)
         }
@@ -43,21 +51,18 @@ struct RedirectState: Sendable {
 
         var next = request
         next.urlRequest.url = url
-        let method = request.urlRequest.httpMethod?.uppercased() ?? "GET"
-        // 303 turns anything but HEAD into a GET; 301 and 302 turn a POST into
-        // a GET, as every browser does; 307 and 308 keep method and body.
-        let becomesGET = (statusCode == 303 && method != "HEAD") || ((statusCode == 301 || statusCode == 302) && method == "POST")
         if becomesGET {
             next.urlRequest.httpMethod = "GET"
             next.urlRequest.httpBody = nil
             next.uploadFile = nil
+            next.bodyStream = nil
             next.bodyLength = 0
             for name in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] {
                 next.urlRequest.setValue(nil, forHTTPHeaderField: name)
             }
         }
         let crossesOrigin = !Origin.same(request.url, url)
-        if crossesOrigin, !becomesGET, request.bodyLength > 0 || request.uploadFile != nil, !policy.allowsBodyToOtherOrigins {
+        if crossesOrigin, !becomesGET, request.hasBody, !policy.allowsBodyToOtherOrigins {
             throw .redirectRefused(.bodyToAnotherOrigin)
         }
         if let decide = policy.decide, let from = request.url,

@@ -6,6 +6,8 @@ import FoundationNetworking
 /// What one call's transfer needs beyond its `URLRequest`.
 struct TransferInputs: Sendable {
     var uploadFile: URL?
+    /// A body the transport sends as it reads it.
+    var bodyStream: RequestBodyStream?
     var downloadDestination: DownloadDestination?
     var progress: ProgressHandler?
     /// The target's deadline, or `nil` for the provider's.
@@ -52,7 +54,11 @@ struct Transfer: Sendable {
         guard let url = request.url, url.isPlainHTTPWithHost || url.scheme.map(Self.isHTTP) == true && url.checkedHost != nil else {
             throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
         }
-        let (first, temporaryBody) = try OutgoingRequest.make(request, uploadFile: inputs.uploadFile)
+        if let stream = inputs.bodyStream, !stream.canBeSentAgain {
+            // A plugin replays a request whose one-shot body is gone.
+            throw .requestBuildFailed(RequestBuildFailure.bodyStreamAlreadyRead)
+        }
+        let (first, temporaryBody) = try OutgoingRequest.make(request, uploadFile: inputs.uploadFile, bodyStream: inputs.bodyStream)
         defer { if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) } }
 
         let idleTimeout = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.timeout
@@ -130,7 +136,7 @@ struct Transfer: Sendable {
         _ request: OutgoingRequest, collects: Bool, handsOff: Bool, control: TransferControl
     ) async throws(NetworkError) -> TransportResponse {
         let transportRequest = TransportRequest(urlRequest: request.urlRequest, uploadFile: request.uploadFile,
-                                                bodyLength: request.bodyLength, collectsBody: collects,
+                                                bodyStream: request.bodyStream, bodyLength: request.bodyLength, collectsBody: collects,
                                                 handsBodyToCaller: handsOff, control: control)
         let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {

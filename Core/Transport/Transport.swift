@@ -45,11 +45,26 @@ import FoundationNetworking
 ///   them (a `URLError` or `POSIXError` for the cause).
 /// - Mark ``TransportResponse/contentDecoded`` when the client decoded a
 ///   `Content-Encoding` itself.
+/// - Send ``TransportRequest/bodyStream`` as it is read, if
+///   ``sendsStreamedBodies`` says so: a chunk at a time, each read only
+///   when the connection has taken the one before, and fail with the error
+///   its reader throws.
 /// - Be safe to call from many tasks at once.
 public protocol Transport: Sendable {
     /// Sends `request` once and returns the response head and body.
     /// - Throws: ``NetworkError`` when no response head arrives.
     func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse
+
+    /// Whether this transport sends a ``RequestBodyStream`` as it is read
+    /// (``TransportRequest/bodyStream``). When `false`, the default, the
+    /// provider reads such a body whole first and hands it over in memory or
+    /// in a file, as every other body.
+    var sendsStreamedBodies: Bool { get }
+}
+
+extension Transport {
+    /// `false`: the provider reads a streamed body whole before sending it.
+    public var sendsStreamedBodies: Bool { false }
 }
 
 /// One request as a transport receives it, built once by the transfer stage
@@ -63,7 +78,12 @@ public struct TransportRequest: Sendable {
     public let urlRequest: URLRequest
     /// A file to send as the body, streamed from disk.
     public let uploadFile: URL?
-    /// The size of the body in bytes, from memory or the file.
+    /// A body to send as it is read, only for a transport whose
+    /// ``Transport/sendsStreamedBodies`` is `true`: with `Content-Length`
+    /// when ``RequestBodyStream/knownLength`` is set, chunked otherwise.
+    public let bodyStream: RequestBodyStream?
+    /// The size of the body in bytes, from memory, the file or the stream's
+    /// known length (0 for a stream of unknown length).
     public let bodyLength: Int64
     /// Whether the body will be kept in memory with nothing reported about
     /// its progress: the transport may collect it whole before returning.
@@ -81,11 +101,12 @@ public struct TransportRequest: Sendable {
     public let url: URL
 
     /// Creates a request, for transports that wrap another one and for tests.
-    public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyLength: Int64? = nil, collectsBody: Bool = true,
-                handsBodyToCaller: Bool = false, control: TransferControl = TransferControl()) {
+    public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyStream: RequestBodyStream? = nil, bodyLength: Int64? = nil,
+                collectsBody: Bool = true, handsBodyToCaller: Bool = false, control: TransferControl = TransferControl()) {
         self.urlRequest = urlRequest
         self.uploadFile = uploadFile
-        self.bodyLength = bodyLength ?? Int64(urlRequest.httpBody?.count ?? 0)
+        self.bodyStream = bodyStream
+        self.bodyLength = bodyLength ?? bodyStream?.knownLength ?? Int64(urlRequest.httpBody?.count ?? 0)
         self.collectsBody = collectsBody
         self.handsBodyToCaller = handsBodyToCaller
         self.control = control

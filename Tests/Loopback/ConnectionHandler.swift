@@ -27,6 +27,9 @@ struct ConnectionHandler {
                         try await outbound.write(.head(HTTPResponseHead(version: requestHead.version, status: .continue)))
                     }
                 case .body(var chunk):
+                    if let head {
+                        state.bodyArrived(path: String(head.uri.prefix { $0 != "?" }), count: chunk.readableBytes)
+                    }
                     body.writeBuffer(&chunk)
                 case .end:
                     guard let requestHead = head else { continue }

@@ -202,6 +202,13 @@ public final class LoopbackServer: Sendable {
         }
     }
 
+    /// Waits until at least `count` bytes of request bodies sent to `path`
+    /// have arrived, counted as they come, before their requests end: the way
+    /// to see that a client sends a body while it is still being made.
+    public func waitForBodyBytes(to path: String, atLeast count: Int) async {
+        await state.waitForBodyBytes(path: path, atLeast: count)
+    }
+
     /// Waits until the connection with `connectionID` has been closed.
     public func waitForClose(ofConnection connectionID: Int) async {
         await state.waitForClose(connectionID)

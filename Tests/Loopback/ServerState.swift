@@ -23,6 +23,9 @@ final class ServerState: Sendable {
         var openConnections: [Int: any Channel] = [:]
         var closed: Set<Int> = []
         var closeWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
+        /// Request body bytes received so far, by path, before each request ends.
+        var bodyBytes: [String: Int] = [:]
+        var bodyWaiters: [(path: String, atLeast: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let storage = Protected(Storage())
@@ -76,6 +79,34 @@ final class ServerState: Sendable {
 
     func reset() {
         storage.withLock { $0.requests.removeAll() }
+    }
+
+    // MARK: - Request bodies as they arrive
+
+    func bodyArrived(path: String, count: Int) {
+        let ready = storage.withLock { storage -> [CheckedContinuation<Void, Never>] in
+            let total = storage.bodyBytes[path, default: 0] + count
+            storage.bodyBytes[path] = total
+            var ready: [CheckedContinuation<Void, Never>] = []
+            storage.bodyWaiters.removeAll { waiter in
+                guard waiter.path == path, total >= waiter.atLeast else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func waitForBodyBytes(path: String, atLeast count: Int) async {
+        await withCheckedContinuation { continuation in
+            let arrived = storage.withLock { storage -> Bool in
+                if storage.bodyBytes[path, default: 0] >= count { return true }
+                storage.bodyWaiters.append((path, count, continuation))
+                return false
+            }
+            if arrived { continuation.resume() }
+        }
     }
 
     // MARK: - Connections

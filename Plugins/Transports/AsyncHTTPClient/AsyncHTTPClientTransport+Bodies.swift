@@ -4,12 +4,16 @@ import Foundation
 import NIOCore
 
 /// Request bodies as AsyncHTTPClient takes them: small ones at once, larger
-/// ones and files in 64 KiB chunks, each read only when the connection has
-/// taken the one before, so memory stays bounded.
+/// ones and files in 64 KiB chunks, streams as their sequence yields, each
+/// read only when the connection has taken the one before, so memory stays
+/// bounded.
 enum RequestBodies {
     static let chunkSize = 64 * 1024
 
     static func make(for request: TransportRequest, on group: any EventLoopGroup) -> HTTPClient.Body? {
+        if let body = request.bodyStream {
+            return stream(body, on: group)
+        }
         if let file = request.uploadFile {
             return stream(length: request.bodyLength, on: group) { () throws -> any ChunkSource in
                 try FileChunks(file)
@@ -18,6 +22,24 @@ enum RequestBodies {
         guard let data = request.urlRequest.httpBody else { return nil }
         if data.count <= chunkSize { return .bytes(data) }
         return stream(length: Int64(data.count), on: group) { DataChunks(data: data) }
+    }
+
+    /// A ``RequestBodyStream``, chunk by chunk as its sequence yields them,
+    /// each read once the connection has taken the one before: under
+    /// `Content-Length` when its length is known, chunked otherwise. What
+    /// the reader throws (a broken sequence, a wrong length) fails the
+    /// request as it is.
+    private static func stream(_ body: RequestBodyStream, on group: any EventLoopGroup) -> HTTPClient.Body {
+        .stream(contentLength: body.knownLength) { writer in
+            let done = group.any().makePromise(of: Void.self)
+            done.completeWithTask {
+                var reader = try body.makeReader()
+                while let chunk = try await reader.next() {
+                    try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+                }
+            }
+            return done.futureResult
+        }
     }
 
     private static func stream(length: Int64, on group: any EventLoopGroup,

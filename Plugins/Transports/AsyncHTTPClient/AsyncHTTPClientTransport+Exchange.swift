@@ -24,6 +24,9 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         var machine: Machine
         var delivery: Machine.Delivery<Result<TransportResponse, any Error>> = .waiting(nil)
         var sent: Int64 = 0
+        /// Body bytes handed to a streamed body's reader.
+        var streamedBytes: Int64 = 0
+        var head: HTTPResponseHead?
     }
 
     private let request: TransportRequest
@@ -110,7 +113,8 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         request.control.didReceiveHead()
         var body: ResponseBody?
         let streamed = state.withLock { state in
-            state.machine.received(head: head) {
+            state.head = head
+            return state.machine.received(head: head) {
                 let (made, writer) = ResponseBody.makeStream()
                 body = made
                 return writer
@@ -130,21 +134,50 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         guard case .yield(let writer) = state.withLock({ $0.machine.received(part: buffer, keep: keep) }) else {
             return task.eventLoop.makeSucceededVoidFuture()
         }
+        state.withLock { $0.streamedBytes += Int64(buffer.readableBytes) }
         let consumed = task.eventLoop.makePromise(of: Void.self)
         writer.yield(Self.data(buffer)) { consumed.succeed() }
         return consumed.futureResult
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        let (streamedBytes, streamHead) = state.withLock { ($0.streamedBytes, $0.head) }
         switch end() {
         case .streamed(let writer):
-            writer.fail(failure(for: error))
+            if Self.answeredBeforeTheRequestBodyEnded(error), let head = streamHead, Self.isWhole(head, bytes: streamedBytes) {
+                writer.finish()
+            } else {
+                writer.fail(failure(for: error))
+            }
         case .collected(let head, let parts):
+            if Self.answeredBeforeTheRequestBodyEnded(error), Self.isWhole(head, bytes: parts.reduce(0) { $0 + Int64($1.readableBytes) }) {
+                deliver(.success(makeResponse(head, body: ResponseBody(Self.data(parts)))))
+                return
+            }
             // The head arrived and the body broke off.
             deliver(.success(makeResponse(head, body: .partial(Self.data(parts), failure: failure(for: error)))))
         case .headless:
             deliver(.failure(error))
         }
+    }
+
+    /// Whether `error` is AsyncHTTPClient stopping a request body because
+    /// the server answered with a status of 300 or more. When the body's end
+    /// was already on its way as the response ended, the client fails the
+    /// request with it although the whole response arrived (a race inside
+    /// the client, seen on 307s and 401s to a streamed upload).
+    private static func answeredBeforeTheRequestBodyEnded(_ error: any Error) -> Bool {
+        (error as? HTTPClientError) == .requestStreamCancelled
+    }
+
+    /// Whether `bytes` are the whole body the head announced: the response
+    /// then stands. Without a `Content-Length` it cannot be told, and the
+    /// failure stands instead.
+    private static func isWhole(_ head: HTTPResponseHead, bytes: Int64) -> Bool {
+        guard head.status.code >= 300, let length = head.headers.first(name: "Content-Length").flatMap(Int64.init) else {
+            return false
+        }
+        return length == bytes
     }
 
     private func failure(for error: any Error) -> any Error {

@@ -158,10 +158,15 @@ public final class AsyncHTTPClientTransport: Transport {
                 if let refused = Self.refusedCertificate(error) {
                     throw await trustFailure(refused, url: request.url, configuration: tlsConfiguration, control: request.control)
                 }
+                // A body stream's reader fails the request with its own error.
+                if let error = error as? NetworkError { throw error }
                 throw NetworkError(transportError: Self.foundationError(for: error))
             }
         }
     }
+
+    /// `true`: a ``RequestBodyStream`` is sent as its sequence yields it.
+    public var sendsStreamedBodies: Bool { true }
 }
 
 // MARK: - Certificate failures

@@ -1,0 +1,154 @@
+import Courier
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// Request bodies from an `AsyncSequence` (`RequestTask.uploadStream`): sent
+/// as they are made where the transport can (AsyncHTTPClient), read whole
+/// first where it cannot (URLSession on Linux), and never sent twice when
+/// they can be read once.
+@Suite struct StreamedUploadTests {
+    /// A body in `count` chunks of `size` bytes, as a one-shot sequence.
+    static func chunks(_ count: Int, of size: Int, seed: UInt64 = 5) -> (AsyncStream<Data>, whole: Data) {
+        let chunk = LoopbackServer.bytes(count: size, seed: seed)
+        var whole = Data()
+        for _ in 0..<count { whole.append(chunk) }
+        let stream = AsyncStream<Data> { continuation in
+            for _ in 0..<count { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        return (stream, whole)
+    }
+
+    @Test(arguments: TransportKind.networked, [true, false])
+    func aStreamedBodyArrivesWhole(kind: TransportKind, lengthKnown: Bool) async throws {
+        try await kind.withProvider { provider, server in
+            let (stream, whole) = Self.chunks(40, of: 64 * 1024)  // 2.5 MiB
+            let body = RequestBodyStream(stream, length: lengthKnown ? .known(Int64(whole.count)) : .unknown)
+            let echo = try Echo(try await provider.request(TestTarget(server.baseURL, method: .put, task: .uploadStream(body))))
+            #expect(echo.bodyData == whole)
+            switch (kind, lengthKnown) {
+            case (.asyncHTTPClient, false):
+                #expect(echo.header("Transfer-Encoding") == "chunked", "a body of unknown length streams chunked")
+                #expect(echo.header("Content-Length") == nil)
+            default:
+                // A known length is sent as it is; URLSession reads the body
+                // whole first, and then knows it.
+                #expect(echo.header("Content-Length") == String(whole.count))
+            }
+        }
+    }
+
+    /// The producer yields its second chunk only after the server has
+    /// received the first: a transport that read the whole body before
+    /// sending would wait for ever (and the test fail at its deadline).
+    @Test func theAsyncHTTPClientTransportSendsABodyWhileItIsMade() async throws {
+        try await TransportKind.asyncHTTPClient.withProvider { provider, server in
+            let first = Data(repeating: 0x61, count: 1000)
+            let second = Data(repeating: 0x62, count: 500)
+            let stream = AsyncStream<Data> { continuation in
+                let producer = Task {
+                    continuation.yield(first)
+                    await server.waitForBodyBytes(to: "/echo", atLeast: first.count)
+                    continuation.yield(second)
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in producer.cancel() }
+            }
+            try await withDeadline(120, "sending a body while it is made") {
+                let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
+                let echo = try Echo(try await provider.request(target))
+                #expect(echo.bodyData == first + second)
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.networked, [1, -1])
+    func aStreamThatBreaksItsLengthFailsTheCall(kind: TransportKind, difference: Int) async throws {
+        try await kind.withProvider { provider, server in
+            let (stream, whole) = Self.chunks(4, of: 1000)
+            let announced = Int64(whole.count + difference)
+            let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .known(announced))))
+            let error = await failure(of: target, on: provider)
+            guard case .requestBuildFailed(let failure as RequestBuildFailure) = error,
+                  case .bodyStreamLength(let expected, let produced) = failure else {
+                Issue.record("expected bodyStreamLength, got \(String(describing: error))")
+                return
+            }
+            #expect(expected == announced)
+            #expect(difference > 0 ? produced == Int64(whole.count) : produced > announced)
+            #expect("\(failure)".contains("\(announced) bytes"))
+        }
+    }
+
+    struct Broken: Error, CustomStringConvertible {
+        var description: String { "the recording device went away" }
+    }
+
+    @Test(arguments: TransportKind.networked)
+    func aStreamThatThrowsFailsTheCallWithItsReason(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let stream = AsyncThrowingStream<Data, any Error> { continuation in
+                continuation.yield(Data(repeating: 1, count: 4096))
+                continuation.finish(throwing: Broken())
+            }
+            let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
+            let error = await failure(of: target, on: provider)
+            guard case .requestBuildFailed(let failure as RequestBuildFailure) = error, case .unreadableBodyStream = failure else {
+                Issue.record("expected unreadableBodyStream, got \(String(describing: error))")
+                return
+            }
+            #expect("\(failure)".contains("the recording device went away"))
+            #expect(server.hits("/echo") == 0, "no request reached the handler")
+        }
+    }
+
+    /// A 307 keeps the body: a one-shot stream already sent cannot go
+    /// again, so the 307 is the answer. A stream that can be read again, or
+    /// one URLSession read whole first, follows it.
+    @Test(arguments: TransportKind.networked, [RequestBodyStream.IterationBehavior.single, .multiple])
+    func aOneShotStreamIsNotSentAgainToARedirect(kind: TransportKind, iteration: RequestBodyStream.IterationBehavior) async throws {
+        try await kind.withProvider { provider, server in
+            server.route("/upload") { _ in LoopbackResponse(status: 307, headers: [("Location", "/echo")]) }
+            let parts = [Data("first ".utf8), Data("second".utf8)]
+            let body = iteration == .multiple
+                ? RequestBodyStream(chunks: parts)
+                : RequestBodyStream(AsyncStream { continuation in
+                    for part in parts { continuation.yield(part) }
+                    continuation.finish()
+                }, length: .known(12))
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/upload", method: .post, task: .uploadStream(body)))
+            if kind == .asyncHTTPClient, iteration == .single {
+                #expect(response.statusCode == 307)
+                #expect(server.hits("/echo") == 0)
+            } else {
+                #expect(response.statusCode == 200)
+                #expect(try Echo(response).bodyText == "first second")
+            }
+        }
+    }
+
+    /// A plugin of one's own that sends the request twice (ignoring
+    /// `isBodyReplayable`) gets a clear error the second time, not an empty
+    /// body sent as if it were the request's.
+    @Test func aSecondSendingOfAOneShotStreamFailsClearly() async throws {
+        struct SendsTwice: Plugin {
+            func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+                #expect(!context.isBodyReplayable)
+                _ = try await next(request)
+                return try await next(request)
+            }
+        }
+        try await TransportKind.asyncHTTPClient.withProvider(plugins: [SendsTwice()]) { provider, server in
+            let (stream, _) = Self.chunks(2, of: 100)
+            let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
+            let error = await failure(of: target, on: provider)
+            guard case .requestBuildFailed(let failure as RequestBuildFailure) = error, case .bodyStreamAlreadyRead = failure else {
+                Issue.record("expected bodyStreamAlreadyRead, got \(String(describing: error))")
+                return
+            }
+            #expect("\(failure)".contains("isBodyReplayable"))
+            #expect(server.hits("/echo") == 1)
+        }
+    }
+}
