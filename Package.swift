@@ -323,7 +323,7 @@ targets.append(.testTarget(
     name: "IntegrationTests",
     dependencies: [
         "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierTestSupport",
-        "SessionPluginExample",
+        "CourierAsyncHTTPClient", "SessionPluginExample",
         .product(name: "Logging", package: "swift-log", condition: when("Logging")),
     ],
     path: "Tests/IntegrationTests"

@@ -38,7 +38,9 @@ import Foundation
 ///    another origin a redirect reached is returned as it is: the token never
 ///    went there). A replay refused again fails with
 ///    `Failure/refusedAfterRefresh(statusCode:)`. A request whose body is a
-///    one-shot stream cannot be replayed: its 401 is returned as it is.
+///    one-shot stream (`httpBodyStream`, or a `RequestBodyStream` read
+///    once) cannot be replayed: the token is refreshed all the same, and the
+///    401 returned, so the caller's next call carries the new token.
 /// 3. Only a refusal clears the store: a 401 or 403 from the refresh
 ///    endpoint, a 400 whose body is OAuth's `{"error": "invalid_grant"}`, or
 ///    `RefreshRefused` thrown by the refresh closure. Then the
@@ -132,12 +134,15 @@ public struct AuthPlugin: Plugin {
               let type = authorizationType(for: context.target),
               let token = request.value(forHTTPHeaderField: "Authorization").flatMap(type.token(inHeaderValue:)),
               coordinator.issuedToken(token),
-              !coordinator.isCurrentTaskRecovering, request.isBodyReplayable
+              !coordinator.isCurrentTaskRecovering
         else {
             return response
         }
         let renewed = try await authenticating { try await coordinator.renewed(replacing: token) }
         context.record(.init(.tokenRefresh, ["trigger": String(response.statusCode)]))
+        // A one-shot body is gone: the refused response stands, and the
+        // caller's next call goes out with the new token.
+        guard request.isBodyReplayable, context.isBodyReplayable else { return response }
         let replayed = try await next(Self.authorize(request, type, renewed))
         guard !configuration.refreshStatusCodes.contains(replayed.statusCode) else {
             throw NetworkError.plugin(Self.name, Failure.refusedAfterRefresh(statusCode: replayed.statusCode))

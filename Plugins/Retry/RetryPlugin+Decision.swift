@@ -17,7 +17,7 @@ extension RetryPlugin {
         start: Date
     ) -> TimeInterval? {
         guard attempt < configuration.maximumAttempts, !Task.isCancelled,
-              mayRetry(request, context: context), request.isBodyReplayable
+              mayRetry(request, context: context), request.isBodyReplayable, context.isBodyReplayable
         else { return nil }
         let delay: TimeInterval
         switch outcome {

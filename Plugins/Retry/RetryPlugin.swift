@@ -15,7 +15,9 @@ import FoundationNetworking
 ///
 /// It retries only what is safe to send twice: idempotent methods, or any
 /// method of a ``RetryableTarget`` that says so (or a call that sets
-/// `AllowsRetry`), and never a body that cannot be replayed (a stream). It
+/// `AllowsRetry`), and never a body that cannot be replayed (an
+/// `httpBodyStream`, or a one-shot `RequestBodyStream` the transport sends as
+/// it reads it: the response or error stands). It
 /// honours `Retry-After`, stops at `Configuration/maximumAttempts` and
 /// `Configuration/timeBudget` (a `Retry-After` longer than
 /// `Configuration/maximumDelay` or the budget is not waited for: that

@@ -76,7 +76,7 @@ public final class SessionPlugin: Plugin {
         guard response.statusCode == Self.expiredStatus, !context.options[Skip.self],
               let sent = request.url, let answered = response.response?.url, answered.hasSameOrigin(as: sent),
               let stale = request.value(forHTTPHeaderField: "X-Session"),
-              request.isBodyReplayable
+              request.isBodyReplayable, context.isBodyReplayable
         else {
             return response
         }
