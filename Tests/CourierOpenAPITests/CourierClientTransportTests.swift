@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test func aStreamedRequestBodyIsSpooledNotBufferedAndArrivesWhole() async throws {
+    @Test func aStreamedRequestBodyIsSpooledOnURLSessionNotBufferedAndArrivesWhole() async throws {
         try await withServer { server in
             server.route("/api/uploads") { request in
                 .json(Receipt(bytes: Int64(request.body.count), sha256: SHA256.hex(request.body)))
@@ -175,6 +175,38 @@ import Testing
             // Other tests spool bodies of their own at the same time; this
             // call's file is the one of its body's size.
             #expect(try Self.spooledFiles(ofSize: whole.count).isEmpty, "the spooled body is removed after the call")
+        }
+    }
+
+    /// On AsyncHTTPClient a long request body goes out as the generated
+    /// client produces it: the producer sends its second half only once the
+    /// server has received the first, which a spooled body never would (the
+    /// test would end at its deadline), and nothing is written to disk.
+    @Test func aStreamedRequestBodyGoesOutAsItIsMadeOnAsyncHTTPClient() async throws {
+        try await withServer { server in
+            server.route("/api/uploads") { request in
+                .json(Receipt(bytes: Int64(request.body.count), sha256: SHA256.hex(request.body)))
+            }
+            let half = LoopbackServer.bytes(count: (3 << 20) + 17, seed: 4)  // two halves: 6 MiB, past the 4 MiB kept in memory (a size no other test spools)
+            let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
+                let producer = Task {
+                    continuation.yield(ArraySlice(half))
+                    await server.waitForBodyBytes(to: "/api/uploads", atLeast: half.count)
+                    continuation.yield(ArraySlice(half))
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in producer.cancel() }
+            }
+            try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { transport in
+                try await withDeadline(120, "an upload sent while it is made") {
+                    let api = Self.client(server, Provider<OpenAPIOperation>(transport: transport))
+                    let receipt = try await api.upload(body: .binary(HTTPBody(stream, length: .unknown))).ok.body.json
+                    #expect(receipt.bytes == Int64(2 * half.count))
+                    #expect(receipt.sha256 == SHA256.hex(half + half))
+                }
+            }
+            #expect(server.requests(to: "/api/uploads").first?.header("Transfer-Encoding") == "chunked")
+            #expect(try Self.spooledFiles(ofSize: 2 * half.count).isEmpty, "nothing is written to disk")
         }
     }
 
@@ -306,10 +338,10 @@ import Testing
         return (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasPrefix(prefix) } ?? []
     }
 
-    static func spooledFiles() throws -> [String] { try files(prefix: "openapi-body") }
+    static func spooledFiles() throws -> [String] { try files(prefix: "body-") }
 
     static func spooledFiles(ofSize size: Int) throws -> [String] {
-        try files(prefix: "openapi-body", ofSize: size)
+        try files(prefix: "body-", ofSize: size)
     }
 
     static func files(prefix: String, ofSize size: Int) throws -> [String] {

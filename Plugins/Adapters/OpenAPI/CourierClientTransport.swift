@@ -39,10 +39,16 @@ import OpenAPIRuntime
 /// memory first, as before.
 ///
 /// A request body of known length up to
-/// `Configuration/maximumBufferedRequestBody` is sent from memory; a longer
-/// one, or one of unknown length, is spooled to a private temporary file
-/// (0600) as it streams in and sent from there, so it is never held in memory
-/// whole and can be replayed by the retry and auth plugins.
+/// `Configuration/maximumBufferedRequestBody` is sent from memory, where
+/// every plugin can read it and replay it. A longer one, or one of unknown
+/// length, goes as a `RequestBodyStream`: on a transport that sends streams
+/// (the AsyncHTTPClient one) it is sent as the generated client produces it,
+/// under `Content-Length` or chunked, and never held whole; the URLSession
+/// transport reads it first into a private temporary file (0600) and sends
+/// that. A streamed body whose `HTTPBody` can be iterated once (`.single`)
+/// cannot be sent again: a 307 or 308 is returned instead of followed, the
+/// auth plugin returns the 401 after refreshing, and the retry plugin does
+/// not retry. A `.multiple` body is replayed as any other.
 ///
 /// **Errors.** A failure is thrown as the `NetworkError` it is; the
 /// generated client wraps it in its `ClientError`, whose `underlyingError`
@@ -52,8 +58,9 @@ public struct CourierClientTransport: ClientTransport {
     /// What the transport keeps in memory and what it streams.
     public struct Configuration: Sendable {
         /// The largest request body, in bytes, sent from memory; a longer
-        /// body, or one whose length is unknown, is spooled to a temporary
-        /// file. 4 MiB unless set.
+        /// body, or one whose length is unknown, is streamed (or spooled to a
+        /// temporary file by a transport that cannot stream one). 4 MiB
+        /// unless set.
         public var maximumBufferedRequestBody: Int
         /// The operations whose response bodies are read into memory before
         /// the client sees them, so plugins that read whole bodies (cache,
@@ -109,7 +116,7 @@ public struct CourierClientTransport: ClientTransport {
 
     /// Sends one operation through the provider.
     /// - Throws: `NetworkError`: `requestBuildFailed` when the URL cannot be
-    ///   made or the body cannot be spooled, otherwise whatever the call
+    ///   made or the body cannot be read, otherwise whatever the call
     ///   throws.
     public func send(
         _ request: HTTPRequest,
@@ -120,8 +127,7 @@ public struct CourierClientTransport: ClientTransport {
         guard let url = Self.url(of: request, on: baseURL) else {
             throw NetworkError.requestBuildFailed(OpenAPITransportFailure.invalidURL(operationID))
         }
-        let (task, spooled) = try await Self.task(for: body, limit: configuration.maximumBufferedRequestBody)
-        defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
+        let task = try await Self.task(for: body, limit: configuration.maximumBufferedRequestBody)
 
         let target = OpenAPIOperation(operationID: operationID, url: url, method: HTTPMethod(rawValue: request.method.rawValue),
                                       task: task, headers: Self.headers(request.headerFields))
@@ -193,41 +199,24 @@ public struct CourierClientTransport: ClientTransport {
         return headers
     }
 
-    /// The call's task, and the spooled file to remove after it, if any.
-    static func task(for body: HTTPBody?, limit: Int) async throws -> (RequestTask, URL?) {
-        guard let body else { return (.requestPlain, nil) }
+    /// The call's task: a body of known length up to `limit` in memory (so
+    /// plugins can read it), any other as a stream the transport sends as the
+    /// generated client produces it.
+    static func task(for body: HTTPBody?, limit: Int) async throws -> RequestTask {
+        guard let body else { return .requestPlain }
         if case .known(let length) = body.length, length <= Int64(limit) {
             do {
-                return (.requestData(try await Data(collecting: body, upTo: limit)), nil)
+                return .requestData(try await Data(collecting: body, upTo: limit))
             } catch {
                 throw NetworkError.requestBuildFailed(error)
             }
         }
-        let file = try await spool(body)
-        return (.uploadFile(file), file)
-    }
-
-    /// Writes the body, chunk by chunk as it arrives, into a private
-    /// temporary file.
-    static func spool(_ body: HTTPBody) async throws -> URL {
-        let file: (url: URL, handle: FileHandle)
-        do {
-            file = try PrivateTemporaryFile.create(prefix: "openapi-body")
-        } catch {
-            throw NetworkError.requestBuildFailed(error)
+        let length: RequestBodyStream.Length = switch body.length {
+        case .known(let bytes): .known(bytes)
+        case .unknown: .unknown
         }
-        do {
-            for try await chunk in body {
-                try file.handle.write(contentsOf: chunk)
-            }
-            try file.handle.close()
-            return file.url
-        } catch {
-            try? file.handle.close()
-            try? FileManager.default.removeItem(at: file.url)
-            if error is CancellationError { throw NetworkError.cancelled }
-            throw NetworkError.requestBuildFailed(error)
-        }
+        let iteration: RequestBodyStream.IterationBehavior = body.iterationBehavior == .multiple ? .multiple : .single
+        return .uploadStream(RequestBodyStream(body, length: length, iterationBehavior: iteration))
     }
 
     // MARK: - Response
