@@ -1,6 +1,7 @@
 // The code of the Streaming article and the README's Streaming section.
 
 import Courier
+import CourierAsyncHTTPClient
 import CourierTestSupport
 import Foundation
 import Testing
@@ -94,4 +95,40 @@ private enum StreamAPI: TargetType {
             #expect(printed == ["1 first"])
         }
     }
+
+    /// "Sending a body as it is made": rows produced while the upload runs.
+    @Test func aBodyIsSentAsItIsMade() async throws {
+        try await withServer { server in
+            Exports.server = server.baseURL
+            try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { transport in
+                let rows = AsyncStream<Data> { continuation in
+                    for row in ["id,name\n", "1,Ada\n", "2,Grace\n"] { continuation.yield(Data(row.utf8)) }
+                    continuation.finish()
+                }
+                let provider = Provider<Exports>(transport: transport)
+                let echo = try Echo(try await provider.request(.upload(rows)))
+                #expect(echo.bodyText == "id,name\n1,Ada\n2,Grace\n")
+                #expect(echo.header("Transfer-Encoding") == "chunked")
+            }
+        }
+    }
+}
+
+enum Exports: TargetType {
+    case upload(AsyncStream<Data>)
+
+    var task: RequestTask {
+        switch self {
+        case .upload(let rows): .uploadStream(RequestBodyStream(rows, length: .unknown))
+        }
+    }
+    // baseURL, path, method and headers as for any target
+}
+
+extension Exports {
+    nonisolated(unsafe) static var server = URL(fileURLWithPath: "/")
+    var baseURL: URL { Exports.server }
+    var path: String { "/echo" }
+    var method: HTTPMethod { .post }
+    var headers: [String: String]? { ["Content-Type": "text/csv"] }
 }
