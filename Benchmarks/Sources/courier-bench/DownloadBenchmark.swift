@@ -3,6 +3,7 @@ import CMallocCounter
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
+import NIOCore
 import NIOPosix
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,11 +20,19 @@ struct DownloadBenchmark {
     /// AsyncHTTPClient's `response.body` and a bare `URLSession` data
     /// delegate) instead of downloading it to a file.
     var streams = false
+    /// Sends a body of the same size, made as it is sent (Courier's
+    /// `RequestBodyStream` against AsyncHTTPClient's `.stream` body), instead
+    /// of receiving one. Only on AsyncHTTPClient: the URLSession transport
+    /// reads a streamed body whole (to a file) before sending it, which no
+    /// bare `URLSession` call does alike.
+    var uploads = false
+
+    private var mode: String { uploads ? "upload" : streams ? "stream" : "download" }
 
     var bytes: Int { quick ? 256 * 1_048_576 : 1_024 * 1_048_576 }
 
     func run() throws -> [Row] {
-        try ["URLSession", "AsyncHTTPClient"].flatMap(rows(for:))
+        try (uploads ? ["AsyncHTTPClient"] : ["URLSession", "AsyncHTTPClient"]).flatMap(rows(for:))
     }
 
     /// Rounds of three child runs on one transport (Courier, the bare client,
@@ -35,15 +44,16 @@ struct DownloadBenchmark {
         for round in 0..<(quick ? 1 : 5) {
             for index in 0..<sides.count {
                 let side = sides[(index + round) % sides.count]
-                let run = try child("\(streams ? "stream-" : "")\(side == "courier" ? "courier" : "bare")-\(transport)")
-                log("  \(streams ? "stream" : "download") \(transport) \(side): peak \(Int(run.peak)) MiB, \(Int(run.rate)) MB/s, "
+                let prefix = mode == "download" ? "" : mode + "-"
+                let run = try child("\(prefix)\(side == "courier" ? "courier" : "bare")-\(transport)")
+                log("  \(mode) \(transport) \(side): peak \(Int(run.peak)) MiB, \(Int(run.rate)) MB/s, "
                     + "\(String(format: "%.2f", run.cpu)) ms CPU and \(Int(run.allocations)) allocations per MB")
                 runs[side, default: []].append(run)
             }
         }
         func row(_ what: String, _ unit: String, higherIsBetter: Bool,
                  _ value: ((peak: Double, rate: Double, cpu: Double, allocations: Double)) -> Double) -> Row {
-            let label = (streams ? "stream " : "download ") + (quick ? "256 MB" : "1 GB") + (streams ? "" : " to file")
+            let label = mode + " " + (quick ? "256 MB" : "1 GB") + (mode == "download" ? " to file" : uploads ? " made as sent" : "")
             return Row(name: "\(label), \(transport), \(what)", unit: unit,
                        courier: median((runs["courier"] ?? []).map(value)), bare: median((runs["bare"] ?? []).map(value)),
                        bareAgain: median((runs["bare again"] ?? []).map(value)), higherIsBetter: higherIsBetter)
@@ -62,7 +72,8 @@ struct DownloadBenchmark {
     private func child(_ side: String) throws -> (peak: Double, rate: Double, cpu: Double, allocations: Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
-        process.arguments = ["--child-download", side, baseURL.appendingPathComponent("stream/\(bytes)").absoluteString]
+        let url = uploads ? baseURL.appendingPathComponent("sink/\(bytes)") : baseURL.appendingPathComponent("stream/\(bytes)")
+        process.arguments = ["--child-download", side, url.absoluteString]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -112,6 +123,26 @@ enum DownloadChild {
             streamed = try result.get()
         case "stream-bare-AsyncHTTPClient":
             streamed = try await StreamChild.bareAsyncHTTPClient(url)
+        case "upload-courier-AsyncHTTPClient":
+            let transport = AsyncHTTPClientTransport()
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                // One small upload, warm, traced.
+                let small = url.deletingLastPathComponent().appendingPathComponent(String(4 << 20))
+                _ = try await UploadChild.courier(small, transport: transport)
+                try await traceAllocations(of: { _ = try await UploadChild.courier(small, transport: transport) },
+                                           to: "\(directory)/upload.courier.trace")
+            }
+            let result = await capture { try await UploadChild.courier(url, transport: transport) }
+            try await transport.shutdown()
+            streamed = try result.get()
+        case "upload-bare-AsyncHTTPClient":
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                let small = url.deletingLastPathComponent().appendingPathComponent(String(4 << 20))
+                _ = try await UploadChild.bareAsyncHTTPClient(small)
+                try await traceAllocations(of: { _ = try await UploadChild.bareAsyncHTTPClient(small) },
+                                           to: "\(directory)/upload.bare.trace")
+            }
+            streamed = try await UploadChild.bareAsyncHTTPClient(url)
         case "courier-URLSession":
             _ = try await Provider<DownloadTarget>(transport: URLSessionTransport()).request(target)
         case "bare-URLSession":
@@ -130,7 +161,7 @@ enum DownloadChild {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let cpu = processCPUSeconds() - startCPU
         let allocations = Double(courier_bench_allocation_count() - startAllocations)
-        let size = side.hasPrefix("stream-") ? streamed
+        let size = side.hasPrefix("stream-") || side.hasPrefix("upload-") ? streamed
             : (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
         let megabytes = max(Double(size) / 1e6, 1e-9)
         print("\(peakResidentKilobytes()) \(megabytes / seconds) \(cpu * 1e3 / megabytes) \(allocations / megabytes)")
@@ -182,6 +213,75 @@ final class BareFileDownload: NSObject, URLSessionDataDelegate, @unchecked Senda
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
         continuation = nil
+    }
+}
+
+// MARK: - Uploads made as they are sent
+
+/// `POST url` with a body streamed from a sequence.
+struct UploadTarget: TargetType {
+    let url: URL
+    let body: RequestBodyStream
+    var baseURL: URL { url }
+    var path: String { "" }
+    var method: HTTPMethod { .post }
+    var task: RequestTask { .uploadStream(body) }
+    var headers: [String: String]? { nil }
+}
+
+/// `total` bytes in 64 KiB chunks of one `Element`, made as they are asked for.
+struct Generated<Element: Sendable>: AsyncSequence, Sendable {
+    let chunk: Element
+    let chunkSize: Int
+    let total: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let chunk: Element
+        let chunkSize: Int
+        var remaining: Int
+        mutating func next() async -> Element? {
+            guard remaining > 0 else { return nil }
+            remaining -= chunkSize
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunk: chunk, chunkSize: chunkSize, remaining: total) }
+}
+
+enum UploadChild {
+    static let chunkSize = 64 * 1024
+
+    /// The size the URL's last path component asks for.
+    static func size(of url: URL) -> Int { Int(url.lastPathComponent) ?? 0 }
+
+    /// Sends `size(of: url)` bytes through Courier as a `RequestBodyStream` of
+    /// unknown length (chunked); returns the bytes sent.
+    static func courier(_ url: URL, transport: any Transport) async throws -> Int {
+        let total = size(of: url)
+        let bytes = Generated(chunk: Data(repeating: 0x61, count: chunkSize), chunkSize: chunkSize, total: total)
+        let response = try await Provider<UploadTarget>(transport: transport)
+            .request(UploadTarget(url: url, body: RequestBodyStream(bytes, length: .unknown)))
+        guard response.statusCode == 200 else { throw ChildFailure(side: "upload", output: "status \(response.statusCode)") }
+        return total
+    }
+
+    /// `HTTPClient.execute` with a `.stream` body of unknown length.
+    static func bareAsyncHTTPClient(_ url: URL) async throws -> Int {
+        let total = size(of: url)
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let result = await capture {
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = .POST
+            let bytes = Generated(chunk: ByteBuffer(repeating: 0x61, count: chunkSize), chunkSize: chunkSize, total: total)
+            request.body = .stream(bytes, length: .unknown)
+            let response = try await client.execute(request, deadline: .distantFuture)
+            for try await _ in response.body {}
+            guard response.status == .ok else { throw ChildFailure(side: "upload", output: "status \(response.status)") }
+            return total
+        }
+        try await client.shutdown()
+        return try result.get()
     }
 }
 

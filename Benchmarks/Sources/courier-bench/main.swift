@@ -3,7 +3,7 @@ import Foundation
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
-// --only http|solo|pipeline|gzip|cache|download|stream|events|close|processes|soak|postgres (one item), --pair NAME (only the
+// --only http|solo|pipeline|gzip|cache|download|stream|upload|events|close|processes|soak|postgres (one item), --pair NAME (only the
 // HTTP pairs whose name contains NAME), --profile (below).
 
 let arguments = CommandLine.arguments
@@ -148,6 +148,10 @@ if wanted("download") {
 if wanted("stream") {
     log("item 6b: a streamed call read as it arrives")
     rows += try DownloadBenchmark(baseURL: server.baseURL, quick: quick, streams: true).run()
+}
+if wanted("upload") {
+    log("item 6d: a request body made as it is sent")
+    rows += try DownloadBenchmark(baseURL: server.baseURL, quick: quick, uploads: true).run()
 }
 if wanted("events") {
     log("item 6c: server-sent events parsed as they arrive")
