@@ -93,7 +93,7 @@ extension Provider {
         if context.isDownload, context.stubBehavior == .never, !(200..<300).contains(response.statusCode) {
             throw .statusCode(response)
         }
-        return try response.placingDownload()
+        return try inputs.downloads?.place(response) ?? response
     }
 
     // MARK: - Steps

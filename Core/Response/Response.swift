@@ -22,8 +22,6 @@ public struct Response: Sendable, CustomStringConvertible {
     /// validation passed).
     public var fileURL: URL? { storage.parts.fileURL }
     private var head: Head { storage.parts.head }
-    /// A download still in its temporary file, placed after validation.
-    var download: DownloadFile? { storage.parts.download }
 
     /// The HTTP response, with its header fields.
     ///
@@ -57,7 +55,7 @@ public struct Response: Sendable, CustomStringConvertible {
         fileURL: URL? = nil
     ) {
         self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: fileURL,
-                        head: response.map(Head.made) ?? .none, download: nil))
+                        head: response.map(Head.made) ?? .none))
     }
 
     /// Creates a response from its status code and header fields, for a
@@ -88,13 +86,7 @@ public struct Response: Sendable, CustomStringConvertible {
         fileURL: URL? = nil
     ) {
         self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: fileURL,
-                        head: .deferred(url: url, fields: headerFields), download: nil))
-    }
-
-    /// A download in its temporary file, from the transfer stage.
-    init(statusCode: Int, data: Data, request: URLRequest?, url: URL, headerFields: [String: String], download: DownloadFile) {
-        self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: download.temporaryURL,
-                        head: .deferred(url: url, fields: headerFields), download: download))
+                        head: .deferred(url: url, fields: headerFields)))
     }
 
     private init(_ parts: Parts, made: HTTPURLResponse? = nil) {
@@ -131,13 +123,11 @@ public struct Response: Sendable, CustomStringConvertible {
         return Response(parts)
     }
 
-    /// Moves a download from its temporary file to its destination; the
-    /// response unchanged when it is not a download waiting to be placed.
-    func placingDownload() throws(NetworkError) -> Response {
-        guard let download else { return self }
+    /// A copy whose body is in the file at `url` (a download moved to its
+    /// destination).
+    func replacing(fileURL url: URL) -> Response {
         var parts = storage.parts
-        parts.fileURL = try download.place()
-        parts.download = nil
+        parts.fileURL = url
         return Response(parts, made: storage.madeSoFar)
     }
 }
@@ -159,7 +149,6 @@ extension Response {
         var request: URLRequest?
         var fileURL: URL?
         var head: Head
-        var download: DownloadFile?
     }
 
     /// The parts, which never change, and the `HTTPURLResponse` made from

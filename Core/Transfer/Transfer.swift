@@ -25,12 +25,27 @@ struct TransferInputs: Sendable {
     var handoff: StreamHandoff?
 }
 
-/// The download files of one call, across replays and retries.
+/// The download files of one call, across replays and retries: the transfer
+/// stage writes each into a temporary file beside its destination, and the
+/// provider places the one its final response names once validation passed.
+/// A response carries only the file's URL.
 final class DownloadLedger: Sendable {
     private let files = Locked<[DownloadFile]>([])
 
     func add(_ file: DownloadFile) {
         files.withLock { $0.append(file) }
+    }
+
+    /// Moves the download `response` names from its temporary file to its
+    /// destination, and returns the response naming the destination; the
+    /// response unchanged when it names no download of this call (a stub, a
+    /// cached answer a plugin returned).
+    /// - Throws: ``NetworkError/downloadFailed(_:)`` when the move fails.
+    func place(_ response: Response) throws(NetworkError) -> Response {
+        guard let url = response.fileURL,
+              let file = files.withLock({ files in files.first { $0.temporaryURL == url } })
+        else { return response }
+        return response.replacing(fileURL: try file.place())
     }
 
     /// Removes every file that was not placed at its destination.
@@ -49,7 +64,8 @@ struct Transfer: Sendable {
 
     /// Sends `request` (as it left the plugins), follows its redirects and
     /// returns the response: the body in memory, or a download in a temporary
-    /// file next to its destination, waiting for ``Response/placingDownload()``.
+    /// file next to its destination, which the call's ``DownloadLedger``
+    /// places after validation.
     nonisolated(nonsending) func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
         guard let url = request.url, url.isPlainHTTPWithHost || url.scheme.map(Self.isHTTP) == true && url.checkedHost != nil else {
             throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
@@ -180,7 +196,7 @@ struct Transfer: Sendable {
             }
             try file.close()
             return Response(statusCode: head.statusCode, data: Data(), request: request.urlRequest, url: head.url,
-                            headerFields: Self.fixedHeaderFields(head, bodyLength: received), download: file)
+                            headerFields: Self.fixedHeaderFields(head, bodyLength: received), fileURL: file.temporaryURL)
         } catch {
             file.discard()
             throw error
