@@ -80,6 +80,27 @@ import Testing
         }
     }
 
+    /// The download is placed by the file its final response names, so a
+    /// plugin that rebuilds the response (a new `Response` with the same
+    /// `fileURL`) still gets the file at its destination.
+    @Test func aDownloadIsPlacedWhenAPluginRebuildsItsResponse() async throws {
+        struct Rebuilds: Plugin {
+            func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
+                result.map { Response(statusCode: $0.statusCode, data: $0.data, request: $0.request, fileURL: $0.fileURL) }
+            }
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withServer { server in
+            let destination = directory.file("rebuilt.bin")
+            let response = try await Provider<TestTarget>(plugins: [Rebuilds()])
+                .request(TestTarget(server.baseURL, path: "/bytes/1000", task: .downloadDestination(DownloadDestinations.file(destination))))
+            #expect(response.fileURL == destination)
+            #expect(try Data(contentsOf: destination) == LoopbackServer.bytes(count: 1000))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["rebuilt.bin"])
+        }
+    }
+
     @Test func aChunkedBodyArrivesWhole() async throws {
         try await withServer { server in
             let response = try await provider.request(TestTarget(server.baseURL, path: "/chunked/100000", task: .requestPlain, headers: nil)
