@@ -36,6 +36,11 @@ public struct RequestContext: Sendable {
     /// guard context.isBodyReplayable, request.isBodyReplayable else { return response }
     /// ```
     public private(set) var isBodyReplayable = true
+    /// Whether the request's body is a ``RequestBodyStream`` the transport
+    /// reads as it sends (``RequestTask/uploadStream(_:)`` on a transport that
+    /// sends streams): the `URLRequest` plugins see has no body, and nothing
+    /// can key or log it.
+    public private(set) var isBodyStreamed = false
     /// Whether the call streams its body to the caller (``Provider/stream(_:streamOptions:options:)``):
     /// the response that plugins see has an empty `data`, and the body
     /// reaches the caller after every hook has run. A plugin that reports on
@@ -154,9 +159,11 @@ public struct RequestContext: Sendable {
         isFileUpload = true
     }
 
-    /// Marks the call's body as a stream that is read once.
-    mutating func markOneShotBody() {
-        isBodyReplayable = false
+    /// Marks the call's body as a stream the transport reads as it sends,
+    /// read once unless `replayable`.
+    mutating func markStreamedBody(replayable: Bool) {
+        isBodyStreamed = true
+        if !replayable { isBodyReplayable = false }
     }
 
     func beginAttempt() -> Int {

@@ -62,7 +62,7 @@ extension Provider {
             if let stream = body.stream, context.stubBehavior == .never {
                 if transport.sendsStreamedBodies {
                     inputs.bodyStream = stream
-                    if stream.iterationBehavior == .single { context.markOneShotBody() }
+                    context.markStreamedBody(replayable: stream.iterationBehavior == .multiple)
                 } else {
                     body = try await body.spooled(request: &request)
                 }

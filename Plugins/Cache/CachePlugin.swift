@@ -138,7 +138,7 @@ public final class CachePlugin: Plugin {
     }
 
     private func plan(for request: URLRequest, context: RequestContext) -> Plan? {
-        guard !context.isDownload, !context.isFileUpload else { return nil }
+        guard !context.isDownload, !context.isFileUpload, !context.isBodyStreamed else { return nil }
         let target = context.target as? any CacheableTarget
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method == "HEAD" || target?.cachesRequestsWithBody == true,

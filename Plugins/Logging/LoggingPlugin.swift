@@ -152,7 +152,8 @@ public struct LoggingPlugin: Plugin {
         } else if request.httpBodyStream != nil {
             body = "<streamed body>"
         } else {
-            body = context.isFileUpload ? "<body streamed from a file>" : "(empty body)"
+            body = context.isFileUpload ? "<body streamed from a file>"
+                : context.isBodyStreamed ? "<body streamed as it is made>" : "(empty body)"
         }
         return block("--> \(describe(request))", headers: request.allHTTPHeaderFields ?? [:], body: body)
     }

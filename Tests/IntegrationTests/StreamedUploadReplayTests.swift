@@ -1,6 +1,7 @@
 import Courier
 import CourierAsyncHTTPClient
 import CourierAuth
+import CourierCache
 import CourierRetry
 import CourierTestSupport
 import Foundation
@@ -11,15 +12,16 @@ import Testing
 /// one-shot stream is never sent twice; a stream that can be read again, or
 /// one the URLSession transport read whole first, is replayed as any body.
 @Suite struct StreamedUploadReplayTests {
-    struct Upload: TargetType, AccessTokenAuthorizable {
+    struct Upload: TargetType, AccessTokenAuthorizable, CacheableTarget {
         let baseURL: URL
         let body: RequestBodyStream
-        var path: String { "/upload" }
+        var path = "/upload"
         var method: HTTPMethod { .post }
         var task: RequestTask { .uploadStream(body) }
         var headers: [String: String]? { nil }
         var validationType: ValidationType { .none }
         var authorizationType: AuthorizationType? { .bearer }
+        var cachesRequestsWithBody: Bool { true }
     }
 
     enum Transports: String, CaseIterable, CustomTestStringConvertible {
@@ -131,6 +133,28 @@ import Testing
                     #expect(server.hits("/upload") == 1)
                     #expect(reads.withLock { $0 } == 1)
                 }
+            }
+        }
+    }
+}
+
+/// What the cache and logging plugins do with a body they cannot see.
+@Suite struct StreamedUploadObserverTests {
+    /// A request whose body the cache cannot key is never answered from it:
+    /// two searches with different streamed bodies reach the server twice.
+    @Test func theCacheNeverKeysABodyItCannotSee() async throws {
+        typealias Transports = StreamedUploadReplayTests.Transports
+        typealias Search = StreamedUploadReplayTests.Upload
+        try await withServer { server in
+            try await Transports.asyncHTTPClient.with { transport in
+                let provider = Provider<Search>(transport: transport, plugins: [
+                    CachePlugin(storage: MemoryResponseCache(), configuration: .init(defaultStrategy: .cacheIfPossible, lifetime: 600)),
+                ])
+                let first = try await provider.request(Search(baseURL: server.baseURL, body: RequestBodyStream(chunks: [Data("a".utf8)]), path: "/echo"))
+                let second = try await provider.request(Search(baseURL: server.baseURL, body: RequestBodyStream(chunks: [Data("b".utf8)]), path: "/echo"))
+                #expect(try Echo(first).bodyText == "a")
+                #expect(try Echo(second).bodyText == "b", "the second body's answer, not the first's from the cache")
+                #expect(server.hits("/echo") == 2)
             }
         }
     }
