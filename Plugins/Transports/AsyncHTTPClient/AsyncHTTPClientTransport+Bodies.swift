@@ -31,8 +31,8 @@ enum RequestBodies {
     /// keeps the connection busy while holding at most four chunks.
     static let writesInFlight = 4
 
-    /// A ``RequestBodyStream``, chunk by chunk as its sequence yields them,
-    /// with at most ``writesInFlight`` chunks written and not yet taken by
+    /// A `RequestBodyStream`, chunk by chunk as its sequence yields them,
+    /// with at most `writesInFlight` chunks written and not yet taken by
     /// the connection: under `Content-Length` when its length is known,
     /// chunked otherwise. What the reader throws (a broken sequence, a wrong
     /// length) fails the request as it is.

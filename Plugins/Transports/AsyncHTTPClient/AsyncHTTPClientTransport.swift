@@ -165,7 +165,7 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// `true`: a ``RequestBodyStream`` is sent as its sequence yields it.
+    /// `true`: a `RequestBodyStream` is sent as its sequence yields it.
     public var sendsStreamedBodies: Bool { true }
 }
 
