@@ -27,7 +27,8 @@ import FoundationNetworking
 /// only if its sequence can be read again: say so with
 /// ``IterationBehavior-swift.enum/multiple``. A ``IterationBehavior-swift.enum/single``
 /// stream is read once, and whatever would send it again gets the response
-/// that asked for it instead: a 307 or 308 redirect is not followed (the
+/// that asked for it instead: a redirect that keeps the method and body
+/// (307, 308, and 301 or 302 to anything but a POST) is not followed (the
 /// 3xx response is returned), the auth plugin refreshes the token on a 401
 /// but returns the 401 (call again: the new token is in place), and the
 /// retry plugin does not retry. A plugin of your own asks
@@ -150,6 +151,9 @@ public struct RequestBodyStream: Sendable {
                     throw .requestBuildFailed(RequestBuildFailure.unreadableBodyStream(String(describing: error)))
                 }
                 guard let chunk else {
+                    // Many sequences (an `AsyncStream`) end early when their
+                    // task is cancelled: that is not the body's end.
+                    if Task.isCancelled { throw .cancelled }
                     if let expected, produced != expected {
                         throw .requestBuildFailed(RequestBuildFailure.bodyStreamLength(expected: expected, produced: produced))
                     }

@@ -151,4 +151,25 @@ import Testing
             #expect(server.hits("/echo") == 1)
         }
     }
+
+    /// A producer that stops yielding holds the upload until the idle
+    /// time-out ends the call; then its sequence is let go (its task
+    /// cancelled), not read on for ever after the call returned.
+    @Test func aProducerThatWaitsIsLetGoWhenTheCallEnds() async throws {
+        try await TransportKind.asyncHTTPClient.withProvider { provider, server in
+            let released = Gate()
+            let stream = AsyncStream<Data> { continuation in
+                continuation.onTermination = { _ in released.open() }
+                continuation.yield(Data(repeating: 1, count: 100))
+            }
+            let target = TestTarget(server.baseURL, method: .post,
+                                    task: .uploadStream(RequestBodyStream(stream, length: .unknown)), timeout: 1)
+            let error = await failure(of: target, on: provider)
+            guard case .timedOut = error else {
+                Issue.record("expected timedOut, got \(String(describing: error))")
+                return
+            }
+            try await withDeadline(60, "the producer let go") { await released.wait() }
+        }
+    }
 }

@@ -10,9 +10,11 @@ import NIOCore
 enum RequestBodies {
     static let chunkSize = 64 * 1024
 
-    static func make(for request: TransportRequest, on group: any EventLoopGroup) -> HTTPClient.Body? {
+    /// The request's body; `producer` is where a streamed body's reading
+    /// task is kept, for the transport to cancel when the request ends.
+    static func make(for request: TransportRequest, on group: any EventLoopGroup, producer: BodyProducer) -> HTTPClient.Body? {
         if let body = request.bodyStream {
-            return stream(body, on: group)
+            return stream(body, on: group, producer: producer)
         }
         if let file = request.uploadFile {
             return stream(length: request.bodyLength, on: group) { () throws -> any ChunkSource in
@@ -34,27 +36,49 @@ enum RequestBodies {
     /// A `RequestBodyStream`, chunk by chunk as its sequence yields them,
     /// with at most `writesInFlight` chunks written and not yet taken by
     /// the connection: under `Content-Length` when its length is known,
-    /// chunked otherwise. What the reader throws (a broken sequence, a wrong
-    /// length) fails the request as it is.
-    private static func stream(_ body: RequestBodyStream, on group: any EventLoopGroup) -> HTTPClient.Body {
+    /// chunked otherwise.
+    ///
+    /// The reading starts as AsyncHTTPClient asks for the body (so a
+    /// redirect decided before then sees the stream as unread only if it
+    /// is). What the reader throws (a broken sequence, a wrong length) fails
+    /// the request as it is. A server that answers with a status of 300 or
+    /// more stops the upload: AsyncHTTPClient then refuses further writes,
+    /// and the body ends there without failing the response. The reading
+    /// task is cancelled when the request ends, however it ends, so a
+    /// producer that waits is never waited on after the call.
+    private static func stream(_ body: RequestBodyStream, on group: any EventLoopGroup, producer: BodyProducer) -> HTTPClient.Body {
         .stream(contentLength: body.knownLength) { writer in
-            let done = group.any().makePromise(of: Void.self)
-            done.completeWithTask {
-                var reader = try body.makeReader()
-                // Writes complete in order: waiting for the last of a window
-                // waits for all of it, with one suspension per window.
-                var inFlight = 0
-                var last: EventLoopFuture<Void>?
-                while let chunk = try await reader.next() {
-                    last = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
-                    inFlight += 1
-                    if inFlight == writesInFlight, let window = last {
-                        try await window.get()
-                        inFlight = 0
-                        last = nil
+            let loop = group.any()
+            let first: RequestBodyStream.Reader
+            do {
+                first = try body.makeReader()
+            } catch {
+                return loop.makeFailedFuture(error)
+            }
+            let done = loop.makePromise(of: Void.self)
+            producer.start { [first] in
+                var reader = first
+                do {
+                    // Writes complete in order: waiting for the last of a
+                    // window waits for all of it, one suspension a window.
+                    var inFlight = 0
+                    var last: EventLoopFuture<Void>?
+                    while let chunk = try await reader.next() {
+                        last = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
+                        inFlight += 1
+                        if inFlight == writesInFlight, let window = last {
+                            try await window.get()
+                            inFlight = 0
+                            last = nil
+                        }
                     }
+                    try await last?.get()
+                    done.succeed()
+                } catch let error as HTTPClientError where error == .requestStreamCancelled {
+                    done.succeed()
+                } catch {
+                    done.fail(error)
                 }
-                try await last?.get()
             }
             return done.futureResult
         }
@@ -119,5 +143,32 @@ private struct FileChunks: ChunkSource {
 
     func close() {
         try? handle.close()
+    }
+}
+
+/// The task that reads a streamed request body, started when AsyncHTTPClient
+/// asks for the body and cancelled when the request ends.
+final class BodyProducer: Sendable {
+    private let state = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+    init() {}
+
+    /// Starts `work`, or does nothing if the request has already ended.
+    func start(_ work: sending @escaping () async -> Void) {
+        let task = Task { await work() }
+        let cancelNow = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Cancels the reading, now or as soon as it starts.
+    func cancel() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
     }
 }

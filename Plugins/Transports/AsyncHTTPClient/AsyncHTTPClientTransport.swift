@@ -123,6 +123,7 @@ public final class AsyncHTTPClientTransport: Transport {
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
         if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
         let outgoing: HTTPClient.Request
+        let producer = BodyProducer()
         let tlsConfiguration = try tls.configuration(for: request.url)
         do {
             var headers = HTTPHeaders()
@@ -130,7 +131,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 headers.add(name: name, value: value)
             }
             outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
-                                              headers: headers, body: RequestBodies.make(for: request, on: client.eventLoopGroup),
+                                              headers: headers, body: RequestBodies.make(for: request, on: client.eventLoopGroup, producer: producer),
                                               tlsConfiguration: tlsConfiguration)
         } catch {
             throw NetworkError(transportError: Self.foundationError(for: error))
@@ -147,6 +148,8 @@ public final class AsyncHTTPClientTransport: Transport {
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
             // A client that was shut down fails the task without telling the delegate.
             task.futureResult.whenFailure { exchange.didReceiveError(task: task, $0) }
+            // A streamed body's reading ends with the request, however it ends.
+            task.futureResult.whenComplete { _ in producer.cancel() }
             request.control.onAbort { task.cancel() }
             do {
                 return try await exchange.response()
