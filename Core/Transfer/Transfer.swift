@@ -42,8 +42,8 @@ final class DownloadLedger: Sendable {
     /// cached answer a plugin returned).
     /// - Throws: ``NetworkError/downloadFailed(_:)`` when the move fails.
     func place(_ response: Response) throws(NetworkError) -> Response {
-        guard let url = response.fileURL,
-              let file = files.withLock({ files in files.first { $0.temporaryURL == url } })
+        guard let path = response.fileURL?.standardizedFileURL.path,
+              let file = files.withLock({ files in files.first { $0.temporaryURL.standardizedFileURL.path == path } })
         else { return response }
         return response.replacing(fileURL: try file.place())
     }

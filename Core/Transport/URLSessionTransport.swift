@@ -115,6 +115,13 @@ public final class URLSessionTransport: Transport {
         if timeout != urlRequest.timeoutInterval {
             urlRequest.timeoutInterval = timeout
         }
+        if request.bodyStream != nil {
+            // The provider reads a stream whole for this transport
+            // (`sendsStreamedBodies` is false); a wrapper that hands one on
+            // would send a Content-Length and no body.
+            throw .requestBuildFailed(RequestBuildFailure.unreadableBodyStream(
+                "URLSessionTransport cannot send a body as it is made; read it first, or leave sendsStreamedBodies false"))
+        }
         let task: URLSessionTask
         if let file = request.uploadFile {
             task = session.uploadTask(with: urlRequest, fromFile: file)
