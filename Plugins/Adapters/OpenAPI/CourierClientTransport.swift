@@ -46,7 +46,8 @@ import OpenAPIRuntime
 /// under `Content-Length` or chunked, and never held whole; the URLSession
 /// transport reads it first into a private temporary file (0600) and sends
 /// that. A streamed body whose `HTTPBody` can be iterated once (`.single`)
-/// cannot be sent again: a 307 or 308 is returned instead of followed, the
+/// cannot be sent again: a redirect that keeps the body (307, 308) is
+/// returned instead of followed, the
 /// auth plugin returns the 401 after refreshing, and the retry plugin does
 /// not retry. A `.multiple` body is replayed as any other.
 ///
