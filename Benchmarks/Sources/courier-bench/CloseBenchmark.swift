@@ -16,8 +16,8 @@ struct CloseBenchmark {
             var milliseconds: [Double] = []
             for _ in 0..<(quick ? 3 : 7) {
                 let transport: any Transport = name == "URLSession" ? URLSessionTransport() : AsyncHTTPClientTransport()
-                let provider = Provider<StreamTarget>(transport: transport)
-                let response = try await provider.stream(StreamTarget(url: baseURL.appendingPathComponent("stream/10000000000")))
+                let provider = Provider<URLTarget>(transport: transport)
+                let response = try await provider.stream(URLTarget(url: baseURL.appendingPathComponent("stream/10000000000")))
                 var left: UInt64 = 0
                 for try await _ in response.body {
                     left = DispatchTime.now().uptimeNanoseconds

@@ -89,14 +89,14 @@ struct DownloadBenchmark {
 
 // MARK: - The child
 
-/// `GET url`, downloaded to `destination`.
-struct DownloadTarget: TargetType {
+/// One call to `url` as the children make it: a plain `GET` (read whole or
+/// streamed), a download, or an upload.
+struct URLTarget: TargetType {
     let url: URL
-    let destination: DownloadDestination
+    var method: HTTPMethod = .get
+    var task: RequestTask = .requestPlain
     var baseURL: URL { url }
     var path: String { "" }
-    var method: HTTPMethod { .get }
-    var task: RequestTask { .downloadDestination(destination) }
     var headers: [String: String]? { nil }
 }
 
@@ -109,7 +109,7 @@ enum DownloadChild {
         let start = ContinuousClock.now
         let startCPU = processCPUSeconds()
         let startAllocations = courier_bench_allocation_count()
-        let target = DownloadTarget(url: url, destination: DownloadDestinations.file(file))
+        let target = URLTarget(url: url, task: .downloadDestination(DownloadDestinations.file(file)))
         var streamed = 0
         switch side {
         case "stream-courier-URLSession":
@@ -144,12 +144,12 @@ enum DownloadChild {
             }
             streamed = try await UploadChild.bareAsyncHTTPClient(url)
         case "courier-URLSession":
-            _ = try await Provider<DownloadTarget>(transport: URLSessionTransport()).request(target)
+            _ = try await Provider<URLTarget>(transport: URLSessionTransport()).request(target)
         case "bare-URLSession":
             try await BareFileDownload().download(url, to: file)
         case "courier-AsyncHTTPClient":
             let transport = AsyncHTTPClientTransport()
-            let result = await capture { try await Provider<DownloadTarget>(transport: transport).request(target) }
+            let result = await capture { try await Provider<URLTarget>(transport: transport).request(target) }
             try await transport.shutdown()
             _ = try result.get()
         case "bare-AsyncHTTPClient":
@@ -218,17 +218,6 @@ final class BareFileDownload: NSObject, URLSessionDataDelegate, @unchecked Senda
 
 // MARK: - Uploads made as they are sent
 
-/// `POST url` with a body streamed from a sequence.
-struct UploadTarget: TargetType {
-    let url: URL
-    let body: RequestBodyStream
-    var baseURL: URL { url }
-    var path: String { "" }
-    var method: HTTPMethod { .post }
-    var task: RequestTask { .uploadStream(body) }
-    var headers: [String: String]? { nil }
-}
-
 /// `total` bytes in 64 KiB chunks of one `Element`, made as they are asked for.
 struct Generated<Element: Sendable>: AsyncSequence, Sendable {
     let chunk: Element
@@ -260,8 +249,8 @@ enum UploadChild {
     static func courier(_ url: URL, transport: any Transport) async throws -> Int {
         let total = size(of: url)
         let bytes = Generated(chunk: Data(repeating: 0x61, count: chunkSize), chunkSize: chunkSize, total: total)
-        let response = try await Provider<UploadTarget>(transport: transport)
-            .request(UploadTarget(url: url, body: RequestBodyStream(bytes, length: .unknown)))
+        let response = try await Provider<URLTarget>(transport: transport)
+            .request(URLTarget(url: url, method: .post, task: .uploadStream(RequestBodyStream(bytes, length: .unknown))))
         guard response.statusCode == 200 else { throw ChildFailure(side: "upload", output: "status \(response.statusCode)") }
         return total
     }
@@ -287,21 +276,11 @@ enum UploadChild {
 
 // MARK: - Streamed reads
 
-/// `GET url` as a streamed call.
-struct StreamTarget: TargetType {
-    let url: URL
-    var baseURL: URL { url }
-    var path: String { "" }
-    var method: HTTPMethod { .get }
-    var task: RequestTask { .requestPlain }
-    var headers: [String: String]? { nil }
-}
-
 enum StreamChild {
     /// Reads the body of a streamed call on `transport`, chunk by chunk, and
     /// returns its length.
     static func courier(_ url: URL, transport: any Transport) async throws -> Int {
-        let response = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget(url: url))
+        let response = try await Provider<URLTarget>(transport: transport).stream(URLTarget(url: url))
         var count = 0
         for try await chunk in response.body { count += chunk.count }
         return count

@@ -14,8 +14,8 @@ struct EventStreamBenchmark {
 
     func run() async throws -> [Row] {
         let chunks = Self.chunks(events: eventCount)
-        let provider = Provider<StreamTarget>(transport: ChunkTransport(chunks: chunks))
-        let target = StreamTarget(url: URL(string: "http://events.invalid/")!)
+        let provider = Provider<URLTarget>(transport: ChunkTransport(chunks: chunks))
+        let target = URLTarget(url: URL(string: "http://events.invalid/")!)
         var rates: [String: [Double]] = [:]
         let sides = ["courier", "bare", "bare again"]
         for round in 0..<(quick ? 2 : 7) {
