@@ -83,7 +83,7 @@ public final class LoopbackServer: Sendable {
         guard let port = channel.channel.localAddress?.port else {
             throw LoopbackError.noPort
         }
-        let serving = Task {
+        let serving = LoopbackExecutor.task {
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await negotiation in inbound {

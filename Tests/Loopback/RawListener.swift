@@ -29,7 +29,7 @@ struct RawListener: Sendable {
     /// Serves each connection in a task of its own with `serve`, until the
     /// listener closes.
     func serveEach(_ serve: @escaping @Sendable (Connection) async -> Void) -> Task<Void, Never> {
-        Task { [channel] in
+        LoopbackExecutor.task { [channel] in
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await connection in inbound {

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Threads of the test servers' own, so that a server answers while the
+/// tests it serves keep Swift's cooperative thread pool busy.
+///
+/// A full test run starts every test at once, and the cooperative pool has a
+/// thread per core. A server whose tasks queued on that pool answered only
+/// after every job queued before its own: on a slow machine a request waited
+/// longer than its 60-second time-out for a server that had nothing else to
+/// do. On threads of their own the servers get their share of the cores from
+/// the kernel, as a server in another process would.
+final class LoopbackExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = LoopbackExecutor(threads: 4)
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var next = 0
+
+    private init(threads: Int) {
+        for index in 0..<threads {
+            let thread = Thread { self.run() }
+            thread.name = "loopback-server-\(index)"
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            condition.lock()
+            while next == jobs.count {
+                condition.wait()
+            }
+            let job = jobs[next]
+            next += 1
+            if next > 1024, next * 2 > jobs.count {
+                jobs.removeFirst(next)
+                next = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: executor)
+        }
+    }
+
+    /// A task that runs `operation`, and the tasks it starts in groups, on
+    /// these threads.
+    static func task(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: shared, operation: operation)
+    }
+}
