@@ -73,8 +73,10 @@ import Testing
         try await withServer { server in
             let gate = heldServer(server)
             let provider = Provider<TestTarget>(coalescesRequests: true)
-            let base = TestTarget(server.baseURL, path: "/held", timeout: 30)
-            let targets = [base, base, base.with { $0.timeout = 40 }, base.with { $0.deadline = 50 },
+            // Time-outs far past how long a loaded machine may take to start
+            // all five: one that ran out would end its transfer early.
+            let base = TestTarget(server.baseURL, path: "/held", timeout: 300)
+            let targets = [base, base, base.with { $0.timeout = 400 }, base.with { $0.deadline = 500 },
                            base.with { $0.maximumResponseSize = 1 << 20 }]
             let responses = try await run(targets, on: provider, server: server, gate: gate, joined: 5, arrived: 4)
             #expect(responses.count == 5)
