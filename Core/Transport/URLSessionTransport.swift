@@ -105,13 +105,16 @@ public final class URLSessionTransport: Transport {
         // URLSession on Linux truncates time-outs to whole seconds (0.3 s
         // times out at once) and traps on one it cannot count in milliseconds
         // (infinity, 1e300); the transfer stage enforces the exact one, so the
-        // session's own is a backstop well past it (never racing it, so the
-        // failure always names the transfer stage's reason, whose idle clock
-        // can start later: it runs only while a reader waits) and kept
-        // within a century.
+        // session's own is a backstop well past it and kept within a century.
+        // Far past it: the transfer stage's idle clock runs only while a
+        // reader waits, and its timer is a task that a busy machine can wake
+        // seconds late, while the session's clock counts from the last byte
+        // on a queue of its own. A backstop close behind (twice the time-out
+        // plus a second) won that race in a loaded test run, and the failure
+        // named URLSession's time-out instead of the transfer stage's reason.
         var timeout = urlRequest.timeoutInterval
         if !(timeout <= Self.longestTimeout) { timeout = Self.longestTimeout }
-        if timeout < Self.longestTimeout { timeout = max(1, timeout.rounded(.up)) * 2 + 1 }
+        if timeout < Self.longestTimeout { timeout = max(1, timeout.rounded(.up)) * 2 + 60 }
         if timeout != urlRequest.timeoutInterval {
             urlRequest.timeoutInterval = timeout
         }
