@@ -120,10 +120,10 @@ var targets: [Target] = [
     .target(
         name: "CourierAsyncHTTPClient",
         dependencies: [
-            "Courier",
+            // CourierGzip's decompressor undoes Content-Encoding (zlib, which
+            // AsyncHTTPClient links anyway).
+            "Courier", "CourierGzip",
             .product(name: "AsyncHTTPClient", package: "async-http-client", condition: when("AsyncHTTPClient")),
-            // The decompression limit type of `Configuration.decompressesResponses`.
-            .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: when("AsyncHTTPClient")),
             // The handshake event of the trust diagnosis.
             .product(name: "NIOTLS", package: "swift-nio", condition: when("AsyncHTTPClient")),
         ] + nio,
@@ -276,8 +276,13 @@ let testedModules = [
 ]
 // What a module's tests need beyond the module and the test support.
 let extraTestDependencies: [String: [Target.Dependency]] = [
-    // A transport that leaves bodies encoded, for streamed decoding.
+    // A transport that leaves bodies encoded (decoding off), for streamed decoding.
     "CourierGzip": ["CourierAsyncHTTPClient"],
+    // Gzip and deflate bodies to decode, and a client that decompresses itself.
+    "CourierAsyncHTTPClient": [
+        "CourierGzip",
+        .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: when("AsyncHTTPClient")),
+    ],
     "CourierOpenAPI": [
         "GreetingsAPI", "CourierAuth", "CourierRetry", "CourierCache", "CourierAsyncHTTPClient",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: when("OpenAPI")),
@@ -373,6 +378,7 @@ let package = Package(
         // trust settings, and the loopback server's HTTPS.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // AsyncHTTPClient's decompression settings, which a test sets on a client.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),

@@ -136,7 +136,7 @@ extension NetworkError {
         } else if error is CancellationError {
             self = .cancelled
         } else if let error = error as? URLError {
-            self = Self.trustFailure(error).map(NetworkError.serverTrustFailed) ?? Self.classify(error)
+            self = Self.trustFailure(error).map(NetworkError.serverTrustFailed) ?? Self.classify(Self.decodingFailure(error) ?? error)
         } else if let error = error as? POSIXError {
             self = Self.classify(error)
         } else {
@@ -181,6 +181,18 @@ extension NetworkError {
         default: reason = nil
         }
         return reason.map { ServerTrustFailure(host: error.failingURL?.host ?? "", reason: $0) }
+    }
+
+    /// A body that could not be decoded from its `Content-Encoding`:
+    /// FoundationNetworking on Linux says it only with libcurl's sentence
+    /// ("Error while processing content unencoding: invalid block type")
+    /// under an unknown code; it becomes the code Apple platforms use.
+    private static func decodingFailure(_ error: URLError) -> URLError? {
+        let message = message(of: error)
+        guard error.code == .unknown, message.hasPrefix("Error while processing content unencoding") else { return nil }
+        var userInfo = (error as NSError).userInfo
+        userInfo[NSUnderlyingErrorKey] = error
+        return URLError(.cannotDecodeContentData, userInfo: userInfo)
     }
 
     private static func message(of error: URLError) -> String {
@@ -237,6 +249,10 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             "The download could not be saved: \(failure)."
         case .serverTrustFailed(let failure):
             "The server was not trusted, so nothing was sent: \(failure)."
+        case .invalidResponse(let error as URLError) where error.code == .cannotDecodeContentData:
+            "The response body could not be decoded from its Content-Encoding (\(Self.detail(error))): the server sent bytes that "
+                + "are not what the header says, or a stream cut short. To receive the bytes as sent, turn "
+                + "TransferConfiguration.decodesContent off."
         case .invalidResponse(let error):
             "The server's answer is not valid HTTP (\(Self.detail(error))). The server or a proxy in between is misbehaving."
         case .transport(let error):
@@ -249,7 +265,10 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     private static func detail(_ error: any Error) -> String {
         if let error = error as? URLError {
             let url = error.failingURL.map { " for \(URLRedactor.summary($0))" } ?? ""
-            return "URLError \(error.code.rawValue)\(url)"
+            // Only a decoding failure's reason: Courier's transports write it
+            // (without the URL's query), or libcurl does (without any URL).
+            let reason = error.code == .cannotDecodeContentData ? message(of: error) : ""
+            return "URLError \(error.code.rawValue)\(url)" + (reason.isEmpty ? "" : ": \(reason)")
         }
         return String(describing: error)
     }

@@ -58,6 +58,11 @@ extension Provider {
             for (name, value) in defaultHeaders where request.value(forHTTPHeaderField: name) == nil {
                 request.setValue(value, forHTTPHeaderField: name)
             }
+            // What is asked for is what the transport decodes (see
+            // TransferConfiguration.decodesContent), the same on every transport.
+            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+                request.setValue(transfer.decodesContent ? "gzip, deflate" : "identity", forHTTPHeaderField: "Accept-Encoding")
+            }
             body = try UploadBody.make(for: endpoint.task, request: &request)
             if let stream = body.stream, context.stubBehavior == .never {
                 if transport.sendsStreamedBodies {

@@ -153,7 +153,8 @@ struct Transfer: Sendable {
     ) async throws(NetworkError) -> TransportResponse {
         let transportRequest = TransportRequest(urlRequest: request.urlRequest, uploadFile: request.uploadFile,
                                                 bodyStream: request.bodyStream, bodyLength: request.bodyLength, collectsBody: collects,
-                                                handsBodyToCaller: handsOff, control: control)
+                                                handsBodyToCaller: handsOff, control: control,
+                                                decodesContent: configuration.decodesContent)
         let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {
                 return .success(try await transport.send(transportRequest))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a ``Provider`` moves bytes, whatever its transport: redirects,
-/// time-outs and size limits.
+/// time-outs, size limits and content decoding.
 ///
 /// ```swift
 /// var transfer = TransferConfiguration()
@@ -93,13 +93,43 @@ public struct TransferConfiguration: Sendable {
     /// however steadily bytes move, for targets whose
     /// ``TargetType/deadline`` is `nil`; `nil` (the default) for none.
     public var deadline: TimeInterval?
+    /// Whether responses arrive with their `gzip` or `deflate`
+    /// `Content-Encoding` undone, the same on every transport; `true` by
+    /// default.
+    ///
+    /// This one setting decides what is asked for and what is decoded. When
+    /// `true`, a request that names no `Accept-Encoding` asks for
+    /// `gzip, deflate`, and the transport hands the body over decoded:
+    /// `Content-Encoding` leaves the head, `Content-Length` is the decoded
+    /// size (or absent while the body streams), and the size limits count
+    /// decoded bytes, as they arrive, so a decompression bomb ends in
+    /// ``NetworkError/responseTooLarge(_:)`` at the limit. When `false`, such
+    /// a request asks for `identity`, and a body a server encodes anyway
+    /// arrives as it was sent, with its `Content-Encoding` (for the gzip
+    /// plugin to decode under its own limit, or to keep as it is).
+    ///
+    /// A streamed call (``Provider/stream(_:streamOptions:options:)``) asks
+    /// for `identity` either way, since a compressor holds back what it has
+    /// not yet filled a block with; a body sent encoded anyway is decoded by
+    /// the same rule.
+    ///
+    /// One exception, which Linux imposes: `URLSession` there decodes every
+    /// encoding libcurl knows (gzip, deflate, br, zstd) whatever this says, so
+    /// with `false` a server that ignores `identity` still gets its body
+    /// decoded on ``URLSessionTransport``; the head then says so, as above.
+    /// And libcurl does not check that a stream it decodes ended: a body whose
+    /// compressed stream stops short of its end, though its length is whole,
+    /// arrives there as the bytes decoded so far, where the other transports
+    /// fail with ``NetworkError/invalidResponse(_:)``.
+    public var decodesContent: Bool
 
     /// Creates a configuration.
     public init(redirects: Redirects = Redirects(), limits: Limits = Limits(), timeout: TimeInterval = 60,
-                deadline: TimeInterval? = nil) {
+                deadline: TimeInterval? = nil, decodesContent: Bool = true) {
         self.redirects = redirects
         self.limits = limits
         self.timeout = timeout
         self.deadline = deadline
+        self.decodesContent = decodesContent
     }
 }

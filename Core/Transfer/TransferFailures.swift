@@ -73,9 +73,6 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
         /// ``TransferConfiguration/Limits/maximumDownloadSize`` or the target's
         /// ``TargetType/maximumResponseSize``, for downloads.
         case download
-        /// The most bytes a transport's client decompresses for one response
-        /// (for example `AsyncHTTPClientTransport.Configuration.maximumDecompressedSize`).
-        case decompressed
         /// ``StreamOptions/maximumBytes`` or the target's
         /// ``TargetType/maximumResponseSize``, for a streamed body's bytes in
         /// all.
@@ -108,9 +105,6 @@ public struct ResponseTooLarge: Error, Sendable, Equatable, CustomStringConverti
         case .memory:
             "the response body is larger than the \(bytes)-byte limit for bodies kept in memory; "
                 + "download it to a file, or raise the target's maximumResponseSize or the provider's limits.maximumBodySize"
-        case .decompressed:
-            "the body decompresses to more than the client's \(bytes)-byte limit; "
-                + "the server may be sending a decompression bomb, or raise the transport's maximumDecompressedSize"
         case .download:
             "the download is larger than its \(bytes)-byte limit; raise the target's maximumResponseSize or the provider's limits.maximumDownloadSize"
         case .stream:

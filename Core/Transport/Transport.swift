@@ -43,8 +43,9 @@ import FoundationNetworking
 ///   cancellation, and classifies the failure itself.
 /// - Throw other failures as ``NetworkError/init(transportError:)`` classifies
 ///   them (a `URLError` or `POSIXError` for the cause).
-/// - Mark ``TransportResponse/contentDecoded`` when the client decoded a
-///   `Content-Encoding` itself.
+/// - Undo a `gzip` or `deflate` `Content-Encoding` when
+///   ``TransportRequest/decodesContent`` asks for it, and mark
+///   ``TransportResponse/contentDecoded`` whenever the body was decoded.
 /// - Send ``TransportRequest/bodyStream`` as it is read, if
 ///   ``sendsStreamedBodies`` says so: a chunk at a time, each read only
 ///   when the connection has taken the one before, and fail with the error
@@ -95,6 +96,14 @@ public struct TransportRequest: Sendable {
     public let handsBodyToCaller: Bool
     /// Where the transport reports activity and learns that it must stop.
     public let control: TransferControl
+    /// Whether to hand the body over with its `gzip` or `deflate`
+    /// `Content-Encoding` undone (``TransferConfiguration/decodesContent``).
+    /// A transport that decodes counts the decoded bytes with
+    /// ``TransferControl/didReceive(byteCount:)`` and marks
+    /// ``TransportResponse/contentDecoded``; one whose client cannot be
+    /// told (`URLSession` on Linux decodes always) says so in its
+    /// documentation.
+    public let decodesContent: Bool
     /// The request's URL, read from ``urlRequest`` once (transports read it
     /// several times, and on Linux each read of a `URLRequest` property goes
     /// through the reference type behind it).
@@ -102,7 +111,8 @@ public struct TransportRequest: Sendable {
 
     /// Creates a request, for transports that wrap another one and for tests.
     public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyStream: RequestBodyStream? = nil, bodyLength: Int64? = nil,
-                collectsBody: Bool = true, handsBodyToCaller: Bool = false, control: TransferControl = TransferControl()) {
+                collectsBody: Bool = true, handsBodyToCaller: Bool = false, control: TransferControl = TransferControl(),
+                decodesContent: Bool = true) {
         self.urlRequest = urlRequest
         self.uploadFile = uploadFile
         self.bodyStream = bodyStream
@@ -110,6 +120,7 @@ public struct TransportRequest: Sendable {
         self.collectsBody = collectsBody
         self.handsBodyToCaller = handsBodyToCaller
         self.control = control
+        self.decodesContent = decodesContent
         // The transfer stage only sends requests whose URL is set.
         self.url = urlRequest.url ?? URL(fileURLWithPath: "/")
     }

@@ -23,8 +23,11 @@ import FoundationNetworking
 ///   `Content-Length` leave its head. (A streamed call asks for `identity`
 ///   unless its target names an `Accept-Encoding`, so this is for servers
 ///   that compress anyway and targets that ask.)
-///   `URLSessionTransport` decodes bodies itself and removes the header, so
-///   nothing is ever decoded twice.
+///   Both shipped transports decode gzip and deflate themselves while
+///   `TransferConfiguration.decodesContent` is on (the default), and the
+///   header then leaves the head, so nothing is ever decoded twice: this
+///   decodes what arrives still encoded (decoding off, layered encodings, a
+///   transport of your own).
 public struct GzipPlugin: Plugin {
     /// The configuration in force.
     public let configuration: Configuration

@@ -5,6 +5,7 @@ import CourierTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 import Testing
 
@@ -153,29 +154,55 @@ import Testing
         }
     }
 
-    @Test(arguments: [false, true])
-    func decompressionIsLeftToPluginsUnlessConfigured(decompresses: Bool) async throws {
+    /// One setting of the provider decides what is asked for and what is
+    /// decoded: on (the default), the transport undoes gzip and fixes the head;
+    /// off, it asks for `identity` and hands over what a server sends anyway.
+    @Test(arguments: [true, false])
+    func decodingFollowsTheProvidersSetting(decodes: Bool) async throws {
         try await withServer { server in
             let text = Data(String(repeating: "courier ", count: 5000).utf8)
             let gzipped = StoredGzip.make(text)
             server.route("/gzipped") { _ in
                 LoopbackResponse(headers: [("Content-Encoding", "gzip"), ("Content-Type", "text/plain")], body: .data(gzipped))
             }
-            let transport = AsyncHTTPClientTransport(configuration: .init(decompressesResponses: decompresses))
-            let provider = Provider<TestTarget>(transport: transport)
+            let transport = AsyncHTTPClientTransport()
+            let provider = Provider<TestTarget>(transport: transport, transfer: TransferConfiguration(decodesContent: decodes))
             let result = await Result(catching: { try await provider.request(TestTarget(server.baseURL, path: "/gzipped")) })
             try await transport.shutdown()
             let response = try result.get()
+            let asked = server.requests(to: "/gzipped").map { $0.header("Accept-Encoding") ?? "none" }
             #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/plain")
-            if decompresses {
+            if decodes {
+                #expect(asked == ["gzip, deflate"])
                 #expect(response.data == text)
                 #expect(response.value(forHTTPHeaderField: "Content-Encoding") == nil)
                 #expect(response.value(forHTTPHeaderField: "Content-Length") == String(text.count))
             } else {
+                #expect(asked == ["identity"])
                 #expect(response.data == gzipped)
                 #expect(response.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
                 #expect(response.value(forHTTPHeaderField: "Content-Length") == String(gzipped.count))
             }
+        }
+    }
+
+    /// A client that decompresses would decode around the provider's setting
+    /// and limits.
+    @Test func aClientPassedInThatDecompressesItselfIsRefusedBeforeSending() async throws {
+        try await withServer { server in
+            var configuration = HTTPClient.Configuration()
+            configuration.redirectConfiguration = .disallow
+            configuration.decompression = .enabled(limit: .ratio(100))
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+            let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
+            try await client.shutdown()
+            guard case .transport(let underlying) = error, underlying is AsyncHTTPClientTransport.ClientDecompresses else {
+                Issue.record("expected ClientDecompresses, got \(String(describing: error))")
+                return
+            }
+            #expect("\(underlying)".contains(".disabled"))
+            #expect(server.hits("/status/200") == 0)
         }
     }
 }

@@ -47,7 +47,6 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// transport answers from.
     func withTransport<Result: Sendable>(
         server: LoopbackServer? = nil,
-        decompressesResponses: Bool = false,
         serverTrust: ServerTrust = .system,
         _ body: (any Transport) async throws -> Result
     ) async throws -> Result {
@@ -64,8 +63,7 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             return try await body(InMemoryTransport(server: server))
         case .asyncHTTPClient:
             return try await withStarted({
-                AsyncHTTPClientTransport(
-                    configuration: .init(decompressesResponses: decompressesResponses, serverTrust: serverTrust))
+                AsyncHTTPClientTransport(configuration: .init(serverTrust: serverTrust))
             }, shutdown: { try await $0.shutdown() }, { try await body($0) })
         }
     }
@@ -89,11 +87,10 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// misbehaving server.
     func withFaultyProvider<Result: Sendable>(
         transfer: TransferConfiguration = TransferConfiguration(),
-        decompressesResponses: Bool = false,
         _ body: (Provider<TestTarget>, FaultyServer) async throws -> Result
     ) async throws -> Result {
         try await withFaultyServer { server in
-            try await withTransport(decompressesResponses: decompressesResponses) { transport in
+            try await withTransport { transport in
                 try await body(Provider<TestTarget>(transport: transport, transfer: transfer), server)
             }
         }

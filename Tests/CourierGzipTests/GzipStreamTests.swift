@@ -5,9 +5,10 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// Streamed calls through the plugin, on a transport that leaves bodies as
-/// they arrived (AsyncHTTPClient's default): the body is decompressed as the
-/// caller reads it, within the plugin's limit.
+/// Streamed calls through the plugin, on a provider that leaves bodies as they
+/// arrived (`decodesContent` off, on AsyncHTTPClient, which then does not
+/// decode): the body is decompressed as the caller reads it, within the
+/// plugin's limit.
 @Suite struct GzipStreamTests {
     struct Row: Decodable, Sendable, Equatable {
         let n: Int
@@ -30,13 +31,16 @@ import Testing
         }
     }
 
+    /// Bodies handed over as they arrived, for the plugin to decode.
+    static let encodedBodies = TransferConfiguration(decodesContent: false)
+
     func withProvider(
         plugins: [any Plugin],
         _ body: @escaping @Sendable (Provider<TestTarget>, LoopbackServer) async throws -> Void
     ) async throws {
         try await withServer { server in
             try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { transport in
-                try await body(Provider<TestTarget>(transport: transport, plugins: plugins), server)
+                try await body(Provider<TestTarget>(transport: transport, plugins: plugins, transfer: Self.encodedBodies), server)
             }
         }
     }
@@ -93,7 +97,7 @@ import Testing
         try await withFaultyServer { faulty in
             try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { transport in
                 let plugin = GzipPlugin(.init(maximumDecompressedSize: 8 << 20))
-                let provider = Provider<TestTarget>(transport: transport, plugins: [plugin])
+                let provider = Provider<TestTarget>(transport: transport, plugins: [plugin], transfer: Self.encodedBodies)
                 var largest = 0
                 do {
                     for try await chunk in try await provider.stream(TestTarget(faulty.url(.gzipBomb), path: "")).body {

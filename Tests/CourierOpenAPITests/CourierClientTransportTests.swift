@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    /// A server that compresses whatever it is asked (as httpbin's `/gzip`
+    /// does): the generated client decodes the same JSON on every transport.
+    @Test(arguments: [false, true])
+    func aCompressedAnswerDecodesOnEveryTransport(onAsyncHTTPClient: Bool) async throws {
+        try await withServer { server in
+            let json = Data(#"{"message":"Hello, Ada!"}"#.utf8)
+            server.route("/api/greetings/Ada") { _ in
+                LoopbackResponse(headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                                 body: .data(StoredGzip.make(json)))
+            }
+            try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { client in
+                let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
+                let api = Self.client(server, Provider<OpenAPIOperation>(transport: transport))
+                let output = try await api.getGreeting(path: .init(name: "Ada"))
+                #expect(try output.ok.body.json.message == "Hello, Ada!")
+            }
+        }
+    }
+
     @Test func a401IsRefreshedByTheAuthPluginAndReplayed() async throws {
         try await withServer { server in
             server.route("/api/me") { request in

@@ -39,12 +39,11 @@ import Testing
         }
     }
 
-    @Test func aTransportThatDecodesBodiesItself() async throws {
-        let decoding = AsyncHTTPClientTransport(configuration: .init(decompressesResponses: true,
-                                                                     maximumDecompressedSize: 16 << 20))
-        #expect(decoding.configuration.decompressesResponses)
-        #expect(decoding.configuration.maximumDecompressedSize == 16 << 20)
-        try await decoding.shutdown()
+    @Test func bodiesAsTheServerSentThem() async throws {
+        let transport = AsyncHTTPClientTransport()
+        let provider = Provider<API>(transport: transport, transfer: TransferConfiguration(decodesContent: false))
+        #expect(!provider.transfer.decodesContent)
+        try await transport.shutdown()
     }
 }
 

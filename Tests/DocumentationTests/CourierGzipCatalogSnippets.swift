@@ -44,9 +44,10 @@ extension LogUpload: GzipRequestCompressible {}
             server.route("/packed") { _ in
                 LoopbackResponse(headers: [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], body: .data(packedBody))
             }
-            // AsyncHTTPClientTransport hands bodies over as the server sent them.
+            // With decoding off, bodies arrive as the server sent them.
             let transport = AsyncHTTPClientTransport()
-            let provider = Provider<API>(transport: transport, plugins: [GzipPlugin()])
+            let provider = Provider<API>(transport: transport, plugins: [GzipPlugin()],
+                                         transfer: TransferConfiguration(decodesContent: false))
             let result: Result<Response, NetworkError>
             do throws(NetworkError) {
                 result = .success(try await provider.request(API(baseURL: server.baseURL, path: "/packed")))

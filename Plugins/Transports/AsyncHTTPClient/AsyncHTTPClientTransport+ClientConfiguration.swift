@@ -17,6 +17,19 @@ extension AsyncHTTPClientTransport {
         }
     }
 
+    /// The error of every request sent through a client passed in that
+    /// decompresses bodies itself: it would decode every response, whatever
+    /// `TransferConfiguration.decodesContent` says, under a limit of its own.
+    /// It reaches callers as `NetworkError.transport(ClientDecompresses)`,
+    /// before anything is sent.
+    public struct ClientDecompresses: Error, Sendable, CustomStringConvertible {
+        /// What happened and how to fix it.
+        public var description: String {
+            "the HTTPClient given to AsyncHTTPClientTransport decompresses bodies itself, around the provider's decodesContent "
+                + "and its limits; create it with configuration.decompression = .disabled (the transport decodes)"
+        }
+    }
+
     // AsyncHTTPClient keeps a client's configuration internal, so what the
     // transport must know of a client passed in is read by reflection. A
     // setting that cannot be found (another version of the library) counts
@@ -28,6 +41,13 @@ extension AsyncHTTPClientTransport {
               let redirects = child("redirectConfiguration", of: configuration),
               let mode = child("mode", of: redirects) else { return true }
         return "\(mode)" != "disallow"
+    }
+
+    /// Whether `client` decompresses bodies.
+    static func decompresses(_ client: HTTPClient) -> Bool {
+        guard let configuration = child("configuration", of: client),
+              let decompression = child("decompression", of: configuration) else { return true }
+        return "\(decompression)" != "disabled"
     }
 
     /// Whether `client` connects through a proxy.

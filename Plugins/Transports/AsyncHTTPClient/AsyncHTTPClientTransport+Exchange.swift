@@ -3,18 +3,18 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 
 /// One request through AsyncHTTPClient's delegate API: reports activity,
 /// hands the head over as soon as it arrives (or the whole body, when the
 /// transfer stage keeps it in memory) and the body chunk by chunk with
-/// back-pressure. AsyncHTTPClient calls it on the task's event loop, one call
-/// at a time.
+/// back-pressure, its `Content-Encoding` undone when the request asks for it
+/// (``ContentDecoder``). AsyncHTTPClient calls it on the task's event loop,
+/// one call at a time.
 final class Exchange: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
-    /// Encodings AsyncHTTPClient's decompressor decodes.
-    private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate"]
+    /// The most decoded bytes handed to a streamed body's reader at once.
+    private static let decodedChunkSize = 256 << 10
 
     private typealias Machine = AsyncHTTPClientExchangeStateMachine<
         CheckedContinuation<TransportResponse, any Error>, HTTPResponseHead, ByteBuffer, ResponseBodyWriter
@@ -24,22 +24,20 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         var machine: Machine
         var delivery: Machine.Delivery<Result<TransportResponse, any Error>> = .waiting(nil)
         var sent: Int64 = 0
-        /// Body bytes handed to a streamed body's reader.
-        var streamedBytes: Int64 = 0
+        /// Body bytes received, as the server sent them (before decoding).
+        var received: Int64 = 0
         var head: HTTPResponseHead?
+        /// Undoes the body's `Content-Encoding`, when it is undone.
+        var decoder: ContentDecoder?
     }
 
     private let request: TransportRequest
-    private let decoded: Bool
-    private let maximumDecompressedSize: Int
     private let state: Locked<State>
     /// Where the request's event loop was chosen, and the slot to give back.
     private let loop: (choice: EventLoopChoice, slot: Int)?
 
-    init(request: TransportRequest, decoded: Bool, maximumDecompressedSize: Int, loop: (choice: EventLoopChoice, slot: Int)?) {
+    init(request: TransportRequest, loop: (choice: EventLoopChoice, slot: Int)?) {
         self.request = request
-        self.decoded = decoded
-        self.maximumDecompressedSize = maximumDecompressedSize
         self.loop = loop
         self.state = Locked(State(machine: Machine(collects: request.collectsBody)))
     }
@@ -63,7 +61,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         state.withLock { $0.delivery.deliver(result) }?.resume(with: result)
     }
 
-    private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody) -> TransportResponse {
+    private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody, decoded: Bool) -> TransportResponse {
         // A repeated field joins the first one's value, whatever its case; the
         // names are compared in place, not lowercased copies (every response
         // passes here).
@@ -79,9 +77,8 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
                 fields[name] = value
             }
         }
-        let encoding = head.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
         return TransportResponse(statusCode: Int(head.status.code), url: request.url, headerFields: fields, body: body,
-                                 contentDecoded: decoded && encoding.map(Self.decodedEncodings.contains) == true)
+                                 contentDecoded: decoded)
     }
 
     /// The buffer's bytes, copied in one go (`Data`'s initializer from a
@@ -111,20 +108,27 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         request.control.didReceiveHead()
+        let decoder = request.decodesContent ? ContentDecoder.make(for: head, method: request.method, url: request.url) : nil
         var body: ResponseBody?
         let streamed = state.withLock { state in
             state.head = head
+            state.decoder = decoder
             return state.machine.received(head: head) {
                 let (made, writer) = ResponseBody.makeStream()
                 body = made
                 return writer
             }
         }
-        if streamed != nil, let body { deliver(.success(makeResponse(head, body: body))) }
+        if streamed != nil, let body { deliver(.success(makeResponse(head, body: body, decoded: decoder != nil))) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let decoder = state.withLock { state in
+            state.received += Int64(buffer.readableBytes)
+            return state.decoder
+        }
+        if let decoder { return receive(buffer, decodingWith: decoder, on: task.eventLoop) }
         // A collected part is counted before it is kept: past the limit the
         // parts collected so far are let go at once (the call fails with the
         // limit, not with them), so the body never takes more memory than
@@ -134,28 +138,76 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         guard case .yield(let writer) = state.withLock({ $0.machine.received(part: buffer, keep: keep) }) else {
             return task.eventLoop.makeSucceededVoidFuture()
         }
-        state.withLock { $0.streamedBytes += Int64(buffer.readableBytes) }
         let consumed = task.eventLoop.makePromise(of: Void.self)
         writer.yield(Self.data(buffer)) { consumed.succeed() }
         return consumed.futureResult
     }
 
+    /// Decodes a part of an encoded body a slice at a time: a collected
+    /// body counts each slice's output before it keeps it, as above; a
+    /// streamed one hands the output on in chunks, each decoded only after
+    /// the reader took the one before. A failure to decode fails the request.
+    private func receive(_ buffer: ByteBuffer, decodingWith decoder: ContentDecoder, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        if case .streaming(_, let writer) = state.withLock({ $0.machine.body }) {
+            let done = loop.makePromise(of: Void.self)
+            stream(buffer, decodingWith: decoder, to: writer, done: done)
+            return done.futureResult
+        }
+        var input = buffer
+        do {
+            while let slice = input.readSlice(length: min(input.readableBytes, ContentDecoder.sliceSize)), slice.readableBytes > 0 {
+                let decoded = try decoder.decode(slice)
+                guard !decoded.isEmpty else { continue }
+                let keep = request.control.didReceive(byteCount: decoded.count)
+                // Exactly the decoded size: a buffer grown by writing rounds up.
+                var part = ByteBufferAllocator().buffer(capacity: keep ? decoded.count : 0)
+                if keep { part.writeBytes(decoded) }
+                guard case .collected = state.withLock({ $0.machine.received(part: part, keep: keep) }), keep else { break }
+            }
+            return loop.makeSucceededVoidFuture()
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
+    }
+
+    private func stream(_ input: ByteBuffer, decodingWith decoder: ContentDecoder, to writer: ResponseBodyWriter,
+                        done: EventLoopPromise<Void>) {
+        var input = input
+        var chunk = Data()
+        do {
+            while let slice = input.readSlice(length: min(input.readableBytes, ContentDecoder.sliceSize)), slice.readableBytes > 0 {
+                chunk.append(try decoder.decode(slice))
+                if chunk.count >= Self.decodedChunkSize, input.readableBytes > 0 {
+                    let rest = input
+                    writer.yield(chunk) { self.stream(rest, decodingWith: decoder, to: writer, done: done) }
+                    return
+                }
+            }
+        } catch {
+            done.fail(error)
+            return
+        }
+        guard !chunk.isEmpty else { return done.succeed() }
+        writer.yield(chunk) { done.succeed() }
+    }
+
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (streamedBytes, streamHead) = state.withLock { ($0.streamedBytes, $0.head) }
+        let (received, streamHead, decoder) = state.withLock { ($0.received, $0.head, $0.decoder) }
+        // A response that ended whole stands, though the client failed the
+        // request after it (see answeredBeforeTheRequestBodyEnded).
+        let ending: (any Error)? = if Self.answeredBeforeTheRequestBodyEnded(error), let head = streamHead,
+                                      Self.isWhole(head, bytes: received) {
+            finish(decoder, received: received)
+        } else {
+            failure(for: error)
+        }
         switch end() {
         case .streamed(let writer):
-            if Self.answeredBeforeTheRequestBodyEnded(error), let head = streamHead, Self.isWhole(head, bytes: streamedBytes) {
-                writer.finish()
-            } else {
-                writer.fail(failure(for: error))
-            }
+            if let ending { writer.fail(ending) } else { writer.finish() }
         case .collected(let head, let parts):
-            if Self.answeredBeforeTheRequestBodyEnded(error), Self.isWhole(head, bytes: parts.reduce(0) { $0 + Int64($1.readableBytes) }) {
-                deliver(.success(makeResponse(head, body: ResponseBody(Self.data(parts)))))
-                return
-            }
-            // The head arrived and the body broke off.
-            deliver(.success(makeResponse(head, body: .partial(Self.data(parts), failure: failure(for: error)))))
+            // The head arrived, and the body ended whole or broke off.
+            let body = ending.map { ResponseBody.partial(Self.data(parts), failure: $0) } ?? ResponseBody(Self.data(parts))
+            deliver(.success(makeResponse(head, body: body, decoded: decoder != nil)))
         case .headless:
             deliver(.failure(error))
         }
@@ -181,18 +233,31 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     private func failure(for error: any Error) -> any Error {
-        if let error = error as? NIOHTTPDecompression.DecompressionError, error == .limit {
-            return NetworkError.responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(maximumDecompressedSize)))
+        AsyncHTTPClientTransport.foundationError(for: error)
+    }
+
+    /// Whether the decoder, if any, ends where the body did: `nil` if so,
+    /// the failure if the encoded stream was cut short. An empty body has
+    /// nothing to undo.
+    private func finish(_ decoder: ContentDecoder?, received: Int64) -> (any Error)? {
+        guard let decoder, received > 0 else { return nil }
+        do {
+            try decoder.finish()
+            return nil
+        } catch {
+            return error
         }
-        return AsyncHTTPClientTransport.foundationError(for: error)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let (received, decoder) = state.withLock { ($0.received, $0.decoder) }
+        let ending = finish(decoder, received: received)
         switch end() {
         case .streamed(let writer):
-            writer.finish()
+            if let ending { writer.fail(ending) } else { writer.finish() }
         case .collected(let head, let parts):
-            deliver(.success(makeResponse(head, body: ResponseBody(Self.data(parts)))))
+            let body = ending.map { ResponseBody.partial(Self.data(parts), failure: $0) } ?? ResponseBody(Self.data(parts))
+            deliver(.success(makeResponse(head, body: body, decoded: decoder != nil)))
         case .headless:
             deliver(.failure(URLError(.badServerResponse)))
         }

@@ -6,7 +6,6 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
@@ -48,6 +47,9 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Whether the client follows redirects itself (one passed in that was
     /// not told not to): then every request fails before it is sent.
     private let clientFollowsRedirects: Bool
+    /// Whether the client decodes bodies itself (one passed in whose
+    /// `decompression` is on): then every request fails before it is sent.
+    private let clientDecompresses: Bool
     /// Whether the client connects through a proxy (one passed in): then a
     /// refused certificate is not diagnosed, as the diagnosis would connect
     /// around the proxy.
@@ -62,7 +64,11 @@ public final class AsyncHTTPClientTransport: Transport {
     /// redirects under its own rules, which refuse schemes other than http and
     /// https): with a client that follows redirects itself, every request
     /// fails before anything is sent, with
-    /// `NetworkError.transport(ClientFollowsRedirects)`. Its
+    /// `NetworkError.transport(ClientFollowsRedirects)`. Its `decompression`
+    /// must be `.disabled` (the transport decodes bodies itself, as the
+    /// provider's `TransferConfiguration.decodesContent` says, under the
+    /// provider's limits); otherwise every request fails the same way, with
+    /// `NetworkError.transport(ClientDecompresses)`. Its
     /// `connectionPool.retryConnectionEstablishment` should be
     /// `false` (otherwise a closed port or an unknown host fails only after the
     /// client's connect time-out).
@@ -81,6 +87,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.configuration = configuration
         self.ownsClient = false
         self.clientFollowsRedirects = Self.followsRedirects(client)
+        self.clientDecompresses = Self.decompresses(client)
         self.clientUsesProxy = Self.usesProxy(client)
         self.tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: false)
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
@@ -100,12 +107,13 @@ public final class AsyncHTTPClientTransport: Transport {
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         let tls = TLSPolicy(configuration.serverTrust, base: configuration.tlsConfiguration, clientHasBase: true)
         clientConfiguration.tlsConfiguration = tls.base
-        clientConfiguration.decompression = configuration.decompressesResponses
-            ? .enabled(limit: .size(max(0, configuration.maximumDecompressedSize))) : .disabled
+        // The exchange decodes, per request (TransferConfiguration.decodesContent).
+        clientConfiguration.decompression = .disabled
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
         self.clientFollowsRedirects = false
+        self.clientDecompresses = false
         self.clientUsesProxy = false
         self.tls = tls
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
@@ -122,6 +130,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
         if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
+        if clientDecompresses { throw .transport(ClientDecompresses()) }
         let outgoing: HTTPClient.Request
         let producer = BodyProducer()
         let tlsConfiguration = try tls.configuration(for: request.url)
@@ -142,9 +151,7 @@ public final class AsyncHTTPClientTransport: Transport {
         // time-out ends the wait, as with URLSession.
         while true {
             let (preference, slot) = loops.take()
-            let exchange = Exchange(request: request, decoded: configuration.decompressesResponses,
-                                    maximumDecompressedSize: configuration.maximumDecompressedSize,
-                                    loop: slot.map { (loops, $0) })
+            let exchange = Exchange(request: request, loop: slot.map { (loops, $0) })
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
             // A client that was shut down fails the task without telling the delegate.
             task.futureResult.whenFailure { exchange.didReceiveError(task: task, $0) }
@@ -155,8 +162,6 @@ public final class AsyncHTTPClientTransport: Transport {
                 return try await exchange.response()
             } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout && !request.control.isAborted {
                 continue
-            } catch let error as NIOHTTPDecompression.DecompressionError where error == .limit {
-                throw .responseTooLarge(ResponseTooLarge(limit: .decompressed, bytes: Int64(configuration.maximumDecompressedSize)))
             } catch {
                 if let refused = Self.refusedCertificate(error) {
                     throw await trustFailure(refused, url: request.url, configuration: tlsConfiguration, control: request.control)
