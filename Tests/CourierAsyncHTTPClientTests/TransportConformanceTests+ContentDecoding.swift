@@ -70,6 +70,35 @@ extension TransportConformanceTests {
         }
     }
 
+    /// A decoded stream ends as a plain one does: a reader that leaves closes
+    /// the connection, though the server never ends its body.
+    @Test(arguments: TransportKind.networked)
+    func aReaderThatLeavesADecodedStreamClosesTheConnection(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let never = Gate()
+            let firstMember = try Self.encoded(Data("data: only\n\n".utf8), "gzip")
+            server.route("/events") { _ in
+                LoopbackResponse(headers: [("Content-Type", "text/event-stream"), ("Content-Encoding", "gzip")],
+                                 body: .streamed { writer in
+                                     try await writer.write(firstMember)
+                                     await never.wait()
+                                 })
+            }
+            let target = TestTarget(server.baseURL, path: "/events", timeout: 600)
+            var events: [String] = []
+            for try await event in try await provider.stream(target).serverSentEvents {
+                events.append(event.data)
+                break
+            }
+            #expect(events == ["only"])
+            let connection = try #require(server.requests(to: "/events").last?.connectionID)
+            try await withDeadline(120, "the server seeing the connection close") {
+                await server.waitForClose(ofConnection: connection)
+            }
+            never.open()
+        }
+    }
+
     /// Decoding off: requests ask for `identity`, and a body encoded anyway
     /// arrives as sent, with its header, except where the client cannot be
     /// told (URLSession on Linux: libcurl decodes always, and the head says

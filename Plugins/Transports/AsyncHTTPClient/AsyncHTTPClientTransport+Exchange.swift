@@ -172,6 +172,9 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     private func stream(_ input: ByteBuffer, decodingWith decoder: ContentDecoder, to writer: ResponseBodyWriter,
                         done: EventLoopPromise<Void>) {
+        // A reader that stopped has its chunks dropped and let go at once:
+        // decoding the rest of the part would be work for nobody.
+        guard !request.control.isAborted else { return done.succeed() }
         var input = input
         var chunk = Data()
         do {
