@@ -108,7 +108,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         request.control.didReceiveHead()
-        let decoder = request.decodesContent ? ContentDecoder.make(for: head, method: request.method, url: request.url) : nil
+        let decoder = request.decodesContent ? ContentDecoder.make(for: head, method: { self.request.method }, url: request.url) : nil
         var body: ResponseBody?
         let streamed = state.withLock { state in
             state.head = head

@@ -40,10 +40,12 @@ final class ContentDecoder: @unchecked Sendable {
     /// (HEAD, 1xx, 204, 304), no encoding, or one this transport leaves as it
     /// is (another algorithm, or layers of them, which keep their
     /// `Content-Encoding` for a plugin to undo).
-    static func make(for head: HTTPResponseHead, method: String, url: URL) -> ContentDecoder? {
+    static func make(for head: HTTPResponseHead, method: () -> String, url: URL) -> ContentDecoder? {
+        // The header first: most responses have none, and reading the method
+        // goes through the request's storage.
         let status = head.status.code
-        guard method != "HEAD", status >= 200, status != 204, status != 304,
-              let header = head.headers.first(name: "Content-Encoding") else { return nil }
+        guard let header = head.headers.first(name: "Content-Encoding"), status >= 200, status != 204, status != 304,
+              method() != "HEAD" else { return nil }
         let encodings = header.split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
