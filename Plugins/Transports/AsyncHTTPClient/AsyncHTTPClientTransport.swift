@@ -81,7 +81,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// into it and pays nothing per request.
     /// - Parameters:
     ///   - client: The client that sends the requests.
-    ///   - configuration: Whether bodies arrive decoded.
+    ///   - configuration: Which HTTPS servers are trusted.
     public init(client: HTTPClient, configuration: Configuration = Configuration()) {
         self.client = client
         self.configuration = configuration
@@ -98,9 +98,14 @@ public final class AsyncHTTPClientTransport: Transport {
     /// closed port, an unknown host) fails at once instead of being retried
     /// until the connect time-out.
     ///
+    /// The client records no spans of its own: it would start them on its
+    /// event loop, outside the task and so outside the call's trace, one per
+    /// hop beside the call's. The tracing plugin (`CourierTracing`) traces
+    /// each call, its redirects and retries included.
+    ///
     /// The owner must call `shutdown()` before releasing the transport;
     /// AsyncHTTPClient requires every client it creates to be shut down.
-    /// - Parameter configuration: Whether bodies arrive decoded.
+    /// - Parameter configuration: Which HTTPS servers are trusted.
     public init(configuration: Configuration = Configuration()) {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
@@ -109,6 +114,8 @@ public final class AsyncHTTPClientTransport: Transport {
         clientConfiguration.tlsConfiguration = tls.base
         // The exchange decodes, per request (TransferConfiguration.decodesContent).
         clientConfiguration.decompression = .disabled
+        // Spans are the tracing plugin's (see above).
+        clientConfiguration.tracing.tracer = nil
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.ownsClient = true
