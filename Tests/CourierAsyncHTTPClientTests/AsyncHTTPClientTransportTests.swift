@@ -28,22 +28,33 @@ import Testing
         }
     }
 
-    /// Its hops would go around the transfer stage's redirect rules (a
-    /// token dropped across origins, no downgrade to http).
-    @Test func aClientPassedInThatFollowsRedirectsItselfIsRefusedBeforeSending() async throws {
+    /// A client passed in that would go around a rule of the transfer stage
+    /// fails every request before anything is sent, with an error that says
+    /// how to make the client: one that follows redirects (its hops would
+    /// skip the redirect rules: a token dropped across origins, no downgrade
+    /// to http), as AsyncHTTPClient's default does, and one that decompresses
+    /// (it would decode around `decodesContent` and the provider's limits).
+    @Test(arguments: ["follows redirects by default", "follows redirects", "decompresses"])
+    func aClientPassedInThatWouldGoAroundARuleIsRefusedBeforeSending(client kind: String) async throws {
         try await withServer { server in
-            var follows = HTTPClient.Configuration()
-            follows.redirectConfiguration = .follow(max: 5, allowCycles: false)
-            for configuration in [HTTPClient.Configuration(), follows] {
-                let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-                let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
-                let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
-                try await client.shutdown()
-                guard case .transport(let underlying) = error, underlying is AsyncHTTPClientTransport.ClientFollowsRedirects else {
-                    Issue.record("expected ClientFollowsRedirects, got \(String(describing: error))")
-                    continue
-                }
+            var configuration = HTTPClient.Configuration()
+            if kind == "follows redirects" {
+                configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+            } else if kind == "decompresses" {
+                configuration.redirectConfiguration = .disallow
+                configuration.decompression = .enabled(limit: .ratio(100))
+            }
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+            let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
+            try await client.shutdown()
+            switch error {
+            case .transport(let underlying as AsyncHTTPClientTransport.ClientFollowsRedirects)? where kind != "decompresses":
                 #expect("\(underlying)".contains(".disallow"))
+            case .transport(let underlying as AsyncHTTPClientTransport.ClientDecompresses)? where kind == "decompresses":
+                #expect("\(underlying)".contains(".disabled"))
+            default:
+                Issue.record("expected the client (\(kind)) to be refused, got \(String(describing: error))")
             }
             #expect(server.hits("/status/200") == 0)
         }
@@ -183,26 +194,6 @@ import Testing
                 #expect(response.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
                 #expect(response.value(forHTTPHeaderField: "Content-Length") == String(gzipped.count))
             }
-        }
-    }
-
-    /// A client that decompresses would decode around the provider's setting
-    /// and limits.
-    @Test func aClientPassedInThatDecompressesItselfIsRefusedBeforeSending() async throws {
-        try await withServer { server in
-            var configuration = HTTPClient.Configuration()
-            configuration.redirectConfiguration = .disallow
-            configuration.decompression = .enabled(limit: .ratio(100))
-            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-            let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
-            let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
-            try await client.shutdown()
-            guard case .transport(let underlying) = error, underlying is AsyncHTTPClientTransport.ClientDecompresses else {
-                Issue.record("expected ClientDecompresses, got \(String(describing: error))")
-                return
-            }
-            #expect("\(underlying)".contains(".disabled"))
-            #expect(server.hits("/status/200") == 0)
         }
     }
 }

@@ -91,10 +91,7 @@ extension TransportConformanceTests {
                 break
             }
             #expect(events == ["only"])
-            let connection = try #require(server.requests(to: "/events").last?.connectionID)
-            try await withDeadline(120, "the server seeing the connection close") {
-                await server.waitForClose(ofConnection: connection)
-            }
+            try await StreamingConformanceTests.waitUntilTheServerSeesTheClose(of: "/events", on: server)
             never.open()
         }
     }

@@ -62,10 +62,7 @@ import Testing
             } else {
                 for try await _ in try await provider.stream(target).serverSentEvents { break }
             }
-            let connection = try #require(server.requests(to: "/events").last?.connectionID)
-            try await withDeadline(120, "the server seeing the connection close") {
-                await server.waitForClose(ofConnection: connection)
-            }
+            try await Self.waitUntilTheServerSeesTheClose(of: "/events", on: server)
             never.open()
         }
     }
@@ -214,6 +211,16 @@ import Testing
                 count += chunk.count
             }
             #expect(count == 5_000_000)
+        }
+    }
+
+    /// Waits until `server` sees the connection of the last request to `path`
+    /// close: at most 120 s, a bound a loaded machine cannot reach (how soon
+    /// is a timing, for the benchmark).
+    static func waitUntilTheServerSeesTheClose(of path: String, on server: LoopbackServer) async throws {
+        let connection = try #require(server.requests(to: path).last?.connectionID)
+        try await withDeadline(120, "the server seeing the connection close") {
+            await server.waitForClose(ofConnection: connection)
         }
     }
 }
