@@ -4,11 +4,9 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-// A hang fails the suite, not the CI run. The limit counts from the start of
-// a full run, where every test starts at once and waits its turn for a core.
 /// Many requests needing a new token at once: exactly one refresh, and every
 /// request waits for it.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.hangsFailTheSuite)
 struct AuthPluginConcurrencyTests {
     /// A token API that refuses the stored token `revoked` (holding every
     /// refusal until 50 requests have arrived), and the store holding it.

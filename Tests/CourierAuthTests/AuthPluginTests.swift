@@ -4,9 +4,7 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-// A hang fails the suite, not the CI run. The limit counts from the start of
-// a full run, where every test starts at once and waits its turn for a core.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.hangsFailTheSuite)
 struct AuthPluginTests {
     // MARK: - The header
 

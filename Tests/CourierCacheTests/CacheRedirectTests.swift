@@ -4,10 +4,8 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-// A hang fails the suite, not the CI run. The limit counts from the start of
-// a full run, where every test starts at once and waits its turn for a core.
 /// What a redirect to another origin may leave in the cache: nothing.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.hangsFailTheSuite)
 struct CacheRedirectTests {
     @Test(arguments: [301, 302, 307])
     func anAnswerFromAnotherOriginIsNeverStoredUnderTheRequestsKey(status: Int) async throws {
