@@ -28,7 +28,7 @@ public final class TransferControl: Sendable {
     private let uploadProgress: ProgressHandler?
     /// Whether the body is read chunk by chunk by the transfer stage or a
     /// caller, whose waits then run the idle clock (see
-    /// ``TransferControlStateMachine/Running/waitsOnServer``).
+    /// `TransferControlStateMachine`'s `waitsOnServer`).
     private let readsInChunks: Bool
 
     /// A control with no limit and nobody listening, for tests and for

@@ -1,44 +1,48 @@
 import Foundation
 
 /// The state of one transfer as its ``TransferControl`` sees it: running,
-/// with the handlers that stop it and what moved when, or stopped for a
-/// reason. Transitions return what the control must do outside its lock.
+/// with the handlers that stop it, or stopped for a reason; and what moved
+/// when. Transitions return what the control must do outside its lock.
 ///
 /// ```
 /// running ──abort(reason) / a body past its limit──▶ stopped(reason)
 /// ```
+///
+/// The activity (bytes counted, when they last moved, whether the idle clock
+/// runs) sits beside the state, not in it: every chunk updates it, and
+/// rewriting the enum's payload would copy the handlers each time.
 struct TransferControlStateMachine {
     typealias Handler = @Sendable () -> Void
 
-    struct Running {
+    enum State {
         /// The first abort handler in a slot of its own: most transfers have
         /// one, and an array would cost an allocation.
-        var handler: Handler?
-        var moreHandlers: [Handler] = []
-        var received: Int64 = 0
-        /// The upload total last reported, so a transport that repeats a
-        /// report (Foundation does at the end of a body) is heard once.
-        var sent: Int64 = -1
-        /// When bytes last moved (uptime nanoseconds).
-        var lastActivity: UInt64
-        /// Whether the transfer waits on the server now, so the idle clock
-        /// runs: until the head arrives, and for a body read chunk by chunk
-        /// whenever its reader waits for a chunk that has not arrived.
-        var waitsOnServer = true
+        case running(handler: Handler?, more: [Handler])
+        case stopped(TransferControl.Reason)
     }
 
-    enum State {
-        case running(Running)
-        /// Stopped; the activity is kept for the watchdog's last look.
-        case stopped(TransferControl.Reason, lastActivity: UInt64, waitsOnServer: Bool)
-    }
-
-    private(set) var state: State
+    private(set) var state: State = .running(handler: nil, more: [])
     let bodyLimit: ResponseTooLarge?
+    private var received: Int64 = 0
+    /// The upload total last reported, so a transport that repeats a report
+    /// (Foundation does at the end of a body) is heard once.
+    private var sent: Int64 = -1
+    /// When bytes last moved (uptime nanoseconds); kept after a stop for the
+    /// watchdog's last look.
+    private var lastActivity: UInt64
+    /// Whether the transfer waits on the server now, so the idle clock runs:
+    /// until the head arrives, and for a body read chunk by chunk whenever
+    /// its reader waits for a chunk that has not arrived.
+    private var waitsOnServer = true
 
     init(bodyLimit: ResponseTooLarge?, now: UInt64) {
         self.bodyLimit = bodyLimit
-        state = .running(Running(lastActivity: now))
+        lastActivity = now
+    }
+
+    private var isRunning: Bool {
+        if case .running = state { return true }
+        return false
     }
 
     // MARK: - Transitions
@@ -46,9 +50,14 @@ struct TransferControlStateMachine {
     /// Registers `handler`; `false` when the transfer has stopped already
     /// (then the caller runs it at once).
     mutating func onAbort(_ handler: @escaping Handler) -> Bool {
-        guard case .running(var running) = state else { return false }
-        if running.handler == nil { running.handler = handler } else { running.moreHandlers.append(handler) }
-        state = .running(running)
+        guard case .running(let first, var more) = state else { return false }
+        if first == nil {
+            state = .running(handler: handler, more: more)
+        } else {
+            state = .stopped(.cancelled)  // lets go of `more`, so appending copies nothing
+            more.append(handler)
+            state = .running(handler: first, more: more)
+        }
         return true
     }
 
@@ -67,9 +76,9 @@ struct TransferControlStateMachine {
     /// Stops the transfer; returns the handlers to run, none when it had
     /// stopped already (the first reason wins).
     mutating func abort(_ reason: TransferControl.Reason) -> Handlers {
-        guard case .running(let running) = state else { return Handlers() }
-        state = .stopped(reason, lastActivity: running.lastActivity, waitsOnServer: running.waitsOnServer)
-        return Handlers(first: running.handler, more: running.moreHandlers)
+        guard case .running(let first, let more) = state else { return Handlers() }
+        state = .stopped(reason)
+        return Handlers(first: first, more: more)
     }
 
     enum ReceiveAction {
@@ -83,11 +92,10 @@ struct TransferControlStateMachine {
 
     /// Body bytes a transport is about to keep.
     mutating func didReceive(byteCount: Int, now: UInt64) -> ReceiveAction {
-        guard case .running(var running) = state else { return .drop }
-        running.lastActivity = now
-        running.received += Int64(byteCount)
-        state = .running(running)
-        if let bodyLimit, running.received > bodyLimit.bytes {
+        guard isRunning else { return .drop }
+        lastActivity = now
+        received += Int64(byteCount)
+        if let bodyLimit, received > bodyLimit.bytes {
             return .stop(abort(.tooLarge(bodyLimit)))
         }
         return .keep
@@ -95,31 +103,27 @@ struct TransferControlStateMachine {
 
     /// Upload progress; whether `totalSent` is news (more than reported before).
     mutating func didSend(_ totalSent: Int64, now: UInt64) -> Bool {
-        guard case .running(var running) = state else { return false }
-        running.lastActivity = now
-        defer { running.sent = max(running.sent, totalSent); state = .running(running) }
-        return totalSent > running.sent
+        guard isRunning else { return false }
+        lastActivity = now
+        defer { sent = max(sent, totalSent) }
+        return totalSent > sent
     }
 
     /// Something moved; `waitsOnServer` changes the idle clock when given.
     mutating func touch(now: UInt64, waitsOnServer: Bool? = nil) {
-        guard case .running(var running) = state else { return }
-        running.lastActivity = now
-        if let waitsOnServer { running.waitsOnServer = waitsOnServer }
-        state = .running(running)
+        guard isRunning else { return }
+        lastActivity = now
+        if let waitsOnServer { self.waitsOnServer = waitsOnServer }
     }
 
     // MARK: - Reading
 
     var reason: TransferControl.Reason? {
-        if case .stopped(let reason, _, _) = state { return reason }
+        if case .stopped(let reason) = state { return reason }
         return nil
     }
 
     var activity: (last: UInt64, waitsOnServer: Bool) {
-        switch state {
-        case .running(let running): (running.lastActivity, running.waitsOnServer)
-        case .stopped(_, let last, let waits): (last, waits)
-        }
+        (lastActivity, waitsOnServer)
     }
 }
