@@ -54,7 +54,6 @@ struct TransferControlStateMachine {
         if first == nil {
             state = .running(handler: handler, more: more)
         } else {
-            state = .stopped(.cancelled)  // lets go of `more`, so appending copies nothing
             more.append(handler)
             state = .running(handler: first, more: more)
         }

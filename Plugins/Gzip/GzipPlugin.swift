@@ -90,8 +90,9 @@ public struct GzipPlugin: Plugin {
     }
 
     /// The encodings in the order they must be undone, or `nil` when one of
-    /// them is not gzip or deflate (the body is then left as it is).
-    static func decodableEncodings(_ header: String) -> [String]? {
+    /// them is not gzip or deflate (the body is then left as it is). The
+    /// AsyncHTTPClient transport reads `Content-Encoding` with it too.
+    package static func decodableEncodings(_ header: String) -> [String]? {
         let encodings = header.split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }

@@ -46,10 +46,7 @@ final class ContentDecoder: @unchecked Sendable {
         let status = head.status.code
         guard let header = head.headers.first(name: "Content-Encoding"), status >= 200, status != 204, status != 304,
               method() != "HEAD" else { return nil }
-        let encodings = header.split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty && $0 != "identity" }
-        guard encodings.count == 1, let encoding = encodings.first, ["gzip", "x-gzip", "deflate"].contains(encoding) else {
+        guard let encodings = GzipPlugin.decodableEncodings(header), encodings.count == 1, let encoding = encodings.first else {
             return nil
         }
         return ContentDecoder(encoding: encoding, url: url)
