@@ -204,7 +204,7 @@ var targets: [Target] = [
         exclude: ["Certificates"],
         swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
     ),
-    .target(name: "CourierTestSupport", dependencies: ["Courier", "CourierLoopback"], path: "Tests/Support"),
+    .target(name: "CourierTestSupport", dependencies: ["Courier", "CourierLoopback", "CTSanDefaults"], path: "Tests/Support"),
 
     // Examples
     .executableTarget(

@@ -12,3 +12,14 @@
 const char *__tsan_default_suppressions(void) {
     return "race:CourierLoopback\n";
 }
+
+// Whether this binary was built with the thread sanitizer, whose shadow
+// memory counts in the resident memory that the bounded-memory tests read.
+int courier_thread_sanitizer_is_on(void) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return 1;
+#endif
+#endif
+    return 0;
+}
