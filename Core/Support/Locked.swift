@@ -27,28 +27,34 @@ import Musl
 /// }
 /// ```
 ///
-/// The value and its mutex live in one allocation.
+/// The value and its mutex live in one allocation. Its calls are inlinable,
+/// so a plugin or transport in another module gets them specialised for its
+/// value's type instead of looking the generic type up on every call.
 public struct Locked<Value>: @unchecked Sendable {
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// Guards `value`.
+    @inlinable
     public init(_ value: Value) {
         storage = Storage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value and returns what it
     /// returns; rethrows what it throws.
-    @discardableResult
+    @discardableResult @inlinable
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withLock(body)
     }
 
     /// A copy of the value, read under the lock.
+    @inlinable
     public var current: Value {
         withLock { $0 }
     }
 
-    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    @usableFromInline
+    final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        @inlinable
         static func make(_ value: Value) -> Storage {
             let buffer = Storage.create(minimumCapacity: 1) { _ in value }
             buffer.withUnsafeMutablePointerToElements { mutex in
@@ -59,6 +65,7 @@ public struct Locked<Value>: @unchecked Sendable {
             return unsafeDowncast(buffer, to: Storage.self)
         }
 
+        @inlinable
         func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
             try withUnsafeMutablePointers { value, mutex in
                 pthread_mutex_lock(mutex)
