@@ -93,15 +93,18 @@ enum Clients {
     /// resumes a continuation. The bare API against the bare API: what the
     /// transport's choice of API costs by itself.
     static func bareAsyncHTTPClientDelegate(_ client: HTTPClient, baseURL: URL,
-                                            eventLoop: HTTPClient.EventLoopPreference = .indifferent) -> BenchOperation {
+                                            eventLoop: HTTPClient.EventLoopPreference = .indifferent,
+                                            decodes: Bool = false) -> BenchOperation {
         let url = baseURL.appendingPathComponent("json").absoluteString
+        let decoder = JSONDecoder()
         return {
             let request = try HTTPClient.Request(url: url)
             let collector = Collector()
-            _ = try await withCheckedThrowingContinuation { continuation in
+            let body = try await withCheckedThrowingContinuation { continuation in
                 collector.continuation = continuation
                 _ = client.execute(request: request, delegate: collector, eventLoop: eventLoop)
             }
+            if decodes { _ = try decoder.decode(Payload.self, from: body) }
         }
     }
 
@@ -144,9 +147,13 @@ enum Clients {
     /// body at a limit before it is all in memory (what `URLSessionTransport`
     /// does through its session's delegate). The bare API against the bare
     /// API: what seeing each chunk costs by itself.
-    static func bareURLSessionDelegate(_ session: URLSession, baseURL: URL) -> BenchOperation {
+    static func bareURLSessionDelegate(_ session: URLSession, baseURL: URL, decodes: Bool = false) -> BenchOperation {
         let request = URLRequest(url: baseURL.appendingPathComponent("json"))
-        return { _ = try await session.data(for: request, delegate: ByteCounter()) }
+        let decoder = JSONDecoder()
+        return {
+            let (data, _) = try await session.data(for: request, delegate: ByteCounter())
+            if decodes { _ = try decoder.decode(Payload.self, from: data) }
+        }
     }
 }
 

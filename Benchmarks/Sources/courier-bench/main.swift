@@ -4,7 +4,9 @@ import Foundation
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
 // --only http|solo|pipeline|gzip|cache|download|stream|upload|events|close|processes|soak|postgres (one item), --pair NAME (only the
-// HTTP pairs whose name contains NAME), --profile (below).
+// HTTP pairs, or the processes item's pairs, whose name contains NAME), --rounds N (rounds of the processes
+// item, 7 unless given), --delegate-side (the processes item measures the bare
+// client's per-chunk API too: what seeing each chunk costs), --profile (below).
 
 let arguments = CommandLine.arguments
 
@@ -53,9 +55,12 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     // delegate API; URLSession's data(for:delegate:) with a task delegate).
     let client: BenchClient = switch arguments[index + 2] {
     case "bare": pair.bare()
+    // In a pipeline pair it decodes the payload too, as the pair's sides do.
     case "bare-delegate" where pair.name.contains("URLSession"):
-        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL) }()
-    case "bare-delegate": ClientSet.onHTTPClient { Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL) }()
+        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL, decodes: pair.name.hasPrefix("pipeline")) }()
+    case "bare-delegate": ClientSet.onHTTPClient {
+        Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL, decodes: pair.name.hasPrefix("pipeline"))
+    }()
     // The delegate API with every request and connection on one loop: what
     // it costs when no callback crosses threads.
     case "bare-delegate-pinned": ClientSet.onHTTPClient {
@@ -101,6 +106,7 @@ let json = arguments.contains("--json")
 let quick = arguments.contains("--quick")
 let only = arguments.firstIndex(of: "--only").flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
 func wanted(_ item: String) -> Bool { only == nil || only == item }
+let pair = arguments.firstIndex(of: "--pair").flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
 
 let server = try await BenchServer.start()
 log("server: \(BenchServer.description), \(server.baseURL.absoluteString)")
@@ -112,7 +118,6 @@ if wanted("http") {
     let secureServer = try await BenchServer.start(tls: true)
     log("HTTPS server: the same, with TLS 1.3 and the tests' certificate, \(secureServer.baseURL.absoluteString)")
     let secureClients = try SecureClientSet(baseURL: secureServer.baseURL)
-    let pair = arguments.firstIndex(of: "--pair").flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
     rows += try await HTTPBenchmarks(clients: clients, secureClients: secureClients, quick: quick, pairFilter: pair).run()
     await secureServer.shutdown()
     if let nginx = await Nginx.probe() {
@@ -161,7 +166,9 @@ var notes: [String] = []
 if wanted("processes") {
     log("item 2b: each client in its own process, against nginx")
     if await Nginx.probe() != nil {
-        rows += try ProcessPairsBenchmark(quick: quick).run()
+        let rounds = arguments.firstIndex(of: "--rounds").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
+        rows += try ProcessPairsBenchmark(quick: quick, rounds: rounds, pairFilter: pair,
+                                          delegateSide: arguments.contains("--delegate-side")).run()
     } else {
         log("  not measured: no nginx serving the bench's document (start Benchmarks/nginx/run)")
     }
