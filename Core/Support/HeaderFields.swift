@@ -23,6 +23,9 @@ public enum HeaderFields {
     /// Compares two field names byte by byte, ASCII letters in either case,
     /// without making lowercased copies (field names are ASCII).
     public static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+        // Most names differ in length, which a native string knows without
+        // reading it: a response's fields are compared pairwise.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
         var lhs = lhs
         var rhs = rhs
         return lhs.withUTF8 { left in
