@@ -160,10 +160,14 @@ public final class AsyncHTTPClientTransport: Transport {
             let (preference, slot) = loops.take()
             let exchange = Exchange(request: request, loop: slot.map { (loops, $0) })
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
-            // A client that was shut down fails the task without telling the delegate.
-            task.futureResult.whenFailure { exchange.didReceiveError(task: task, $0) }
-            // A streamed body's reading ends with the request, however it ends.
-            task.futureResult.whenComplete { _ in producer.cancel() }
+            // One callback, since each one added from outside the task's event
+            // loop is a hop onto it: a client that was shut down fails the
+            // task without telling the delegate, and a streamed body's
+            // reading ends with the request, however it ends.
+            task.futureResult.whenComplete { result in
+                if case .failure(let error) = result { exchange.didReceiveError(task: task, error) }
+                producer.cancel()
+            }
             request.control.onAbort { task.cancel() }
             do {
                 return try await exchange.response()
