@@ -69,6 +69,11 @@ import Testing
     /// past the limit and cancels the task, so the call fails with the right
     /// error, but libcurl's own backlog is not Courier's to bound (the README
     /// says to use AsyncHTTPClientTransport for servers you do not trust).
+    /// Under the thread sanitizer libcurl, which is not instrumented, can
+    /// decode the whole bomb before the instrumented delegate queue has
+    /// counted 64 MiB of it (a loaded run grew by 3,663 MiB): there the
+    /// growth is libcurl's, printed and not bounded, and the outcome is
+    /// still asserted.
     @Test(arguments: [FaultyServer.Fault.gzipBomb, .deflateBomb])
     func aDecompressionBombOnURLSessionFailsAtTheLimit(fault: FaultyServer.Fault) async throws {
         try await MeasuredAlone.run(suite: "BoundedMemoryTests", case: "\(fault)") {
@@ -80,7 +85,9 @@ import Testing
                 Issue.record("expected responseTooLarge at 64 MiB, got \(String(describing: error))")
                 return
             }
-            #expect(growth < Self.growthLimit(.urlSession), "the resident memory grew by \(growth) MiB")
+            if !PeakMemory.isSanitized {
+                #expect(growth < Self.growthLimit(.urlSession), "the resident memory grew by \(growth) MiB")
+            }
         }
     }
 

@@ -28,8 +28,11 @@ public enum PeakMemory {
     /// 287 MiB). Still far below what an unbounded fault reaches, which is
     /// gigabytes.
     public static func bound(_ plain: Int, sanitized: Int? = nil) -> Int {
-        courier_thread_sanitizer_is_on() == 1 ? sanitized ?? 2 * plain : plain
+        isSanitized ? sanitized ?? 2 * plain : plain
     }
+
+    /// Whether this build runs under the thread sanitizer.
+    public static var isSanitized: Bool { courier_thread_sanitizer_is_on() == 1 }
 
     /// Runs `body` from a fresh peak and returns what it returned, how many
     /// MiB the peak resident memory rose above the memory in use when it
