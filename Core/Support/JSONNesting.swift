@@ -17,14 +17,9 @@ public enum JSONNesting {
     /// not validated (the parser does that next).
     public static func exceeds(_ maximum: Int, in data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
-            // No text nests deeper than it has opening brackets, and counting
-            // them is a loop without branches (the compiler vectorises it):
-            // most bodies end here.
-            var openers = 0
-            for byte in bytes {
-                openers &+= byte | 0x20 == UInt8(ascii: "{") ? 1 : 0
-            }
-            guard openers > maximum else { return false }
+            // No text nests deeper than it has opening brackets: most bodies
+            // end here, after a count without branches.
+            guard openers(in: bytes) > maximum else { return false }
             var depth = 0
             var inString = false
             var escaped = false
@@ -53,5 +48,29 @@ public enum JSONNesting {
             }
             return false
         }
+    }
+
+    /// How many `[` and `{` bytes `bytes` holds, eight at a time: with bit
+    /// 5 set, both are `{` (and no other byte is), so each lane of the word
+    /// XOR eight `{` is zero exactly where one stands, and the high bit of
+    /// each zero lane is set without a carry crossing lanes. (A loop per
+    /// byte took three instructions a byte.)
+    static func openers(in bytes: UnsafeRawBufferPointer) -> Int {
+        let brace: UInt64 = 0x7B7B_7B7B_7B7B_7B7B
+        let bit5: UInt64 = 0x2020_2020_2020_2020
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var count = 0
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let lanes = (UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) | bit5) ^ brace
+            let zeroLanes = ~(((lanes & low7) &+ low7) | lanes | low7)
+            count &+= zeroLanes.nonzeroBitCount
+            offset += 8
+        }
+        while offset < bytes.count {
+            count &+= bytes[offset] | 0x20 == UInt8(ascii: "{") ? 1 : 0
+            offset += 1
+        }
+        return count
     }
 }
