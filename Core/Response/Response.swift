@@ -86,7 +86,14 @@ public struct Response: Sendable, CustomStringConvertible {
         fileURL: URL? = nil
     ) {
         self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: fileURL,
-                        head: .deferred(url: url, fields: headerFields)))
+                        head: .deferred(url: url, fields: HeaderFieldList(headerFields))))
+    }
+
+    /// A response from the transfer stage, its fields as the transport
+    /// handed them over.
+    init(statusCode: Int, data: Data, request: URLRequest?, url: URL, fields: HeaderFieldList, fileURL: URL? = nil) {
+        self.init(Parts(statusCode: statusCode, data: data, request: request, fileURL: fileURL,
+                        head: .deferred(url: url, fields: fields)))
     }
 
     private init(_ parts: Parts, made: HTTPURLResponse? = nil) {
@@ -98,7 +105,7 @@ public struct Response: Sendable, CustomStringConvertible {
         switch head {
         case .none: nil
         case .made(let response): response.value(forHTTPHeaderField: field)
-        case .deferred(_, let fields): HeaderFields.value(field, in: fields)
+        case .deferred(_, let fields): fields.value(field)
         }
     }
 
@@ -140,7 +147,7 @@ extension Response {
     fileprivate enum Head: Sendable {
         case none
         case made(HTTPURLResponse)
-        case deferred(url: URL, fields: [String: String])
+        case deferred(url: URL, fields: HeaderFieldList)
     }
 
     fileprivate struct Parts: Sendable {
@@ -164,10 +171,10 @@ extension Response {
 
         /// The HTTP response made from `url` and `fields`, made on the first
         /// call and kept.
-        func made(url: URL, statusCode: Int, fields: [String: String]) -> HTTPURLResponse? {
+        func made(url: URL, statusCode: Int, fields: HeaderFieldList) -> HTTPURLResponse? {
             made.withLock { made in
                 if let made { return made }
-                made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+                made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
                 return made
             }
         }
@@ -260,7 +267,7 @@ extension Response.Head {
             }
             return fields
         case .deferred(_, let fields):
-            return fields
+            return fields.dictionary
         }
     }
 }

@@ -128,7 +128,7 @@ struct Transfer: Sendable {
                                               context: inputs.context))
                     handedOff = true
                     return Response(statusCode: head.statusCode, data: Data(), request: current.urlRequest, url: head.url,
-                                    headerFields: Self.fixedHeaderFields(head, bodyLength: nil))
+                                    fields: Self.fixedHeaderFields(head, bodyLength: nil))
                 }
                 var data = Data()
                 let received = try await receive(head, for: current, limit: memoryLimit, control: control,
@@ -136,7 +136,7 @@ struct Transfer: Sendable {
                     if data.isEmpty { data = chunk } else { data.append(chunk) }
                 }
                 return Response(statusCode: head.statusCode, data: data, request: current.urlRequest, url: head.url,
-                                headerFields: Self.fixedHeaderFields(head, bodyLength: received))
+                                fields: Self.fixedHeaderFields(head, bodyLength: received))
             } catch {
                 // Whatever went wrong here, the transport stops too (the first
                 // reason stays: a time-out remains a time-out).
@@ -185,7 +185,7 @@ struct Transfer: Sendable {
         let fields = Self.fixedHeaderFields(head, bodyLength: nil)
         let placeholder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
         guard let httpResponse = HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1",
-                                                 headerFields: fields) else {
+                                                 headerFields: fields.dictionary) else {
             throw .invalidResponse(URLError(.badServerResponse))
         }
         let (url, options) = destination(placeholder, httpResponse)
@@ -197,7 +197,7 @@ struct Transfer: Sendable {
             }
             try file.close()
             return Response(statusCode: head.statusCode, data: Data(), request: request.urlRequest, url: head.url,
-                            headerFields: Self.fixedHeaderFields(head, bodyLength: received), fileURL: file.temporaryURL)
+                            fields: Self.fixedHeaderFields(head, bodyLength: received), fileURL: file.temporaryURL)
         } catch {
             file.discard()
             throw error
@@ -337,8 +337,8 @@ struct Transfer: Sendable {
     /// The header fields handed on: for a body the client decoded, without
     /// `Content-Encoding` and with the decoded `Content-Length`, so no plugin
     /// decodes it twice or trusts the encoded length.
-    static func fixedHeaderFields(_ head: TransportResponse, bodyLength: Int64?) -> [String: String] {
-        guard head.contentDecoded else { return head.headerFields }
-        return HeaderFields.afterDecoding(head.headerFields, decodedLength: bodyLength)
+    static func fixedHeaderFields(_ head: TransportResponse, bodyLength: Int64?) -> HeaderFieldList {
+        guard head.contentDecoded else { return head.fields }
+        return head.fields.afterDecoding(decodedLength: bodyLength)
     }
 }

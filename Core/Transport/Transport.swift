@@ -136,7 +136,13 @@ public struct TransportResponse: Sendable {
     /// The URL the response came from.
     public var url: URL
     /// The header fields, repeated fields joined with ", ".
-    public var headerFields: [String: String]
+    public var headerFields: [String: String] {
+        get { fields.dictionary }
+        set { fields = HeaderFieldList(newValue) }
+    }
+    /// The header fields as the transport handed them over (see
+    /// ``HeaderFieldList``).
+    package var fields: HeaderFieldList
     /// The body, whole or as a stream of chunks.
     public var body: ResponseBody
     /// Whether the client decoded the body's `Content-Encoding` itself; the
@@ -148,13 +154,23 @@ public struct TransportResponse: Sendable {
     public init(statusCode: Int, url: URL, headerFields: [String: String], body: ResponseBody, contentDecoded: Bool = false) {
         self.statusCode = statusCode
         self.url = url
-        self.headerFields = headerFields
+        self.fields = HeaderFieldList(headerFields)
+        self.body = body
+        self.contentDecoded = contentDecoded
+    }
+
+    /// Creates a response from a head's fields in the order they arrived,
+    /// repeated names included: no dictionary is made unless one is read.
+    package init(statusCode: Int, url: URL, fieldPairs: [(name: String, value: String)], body: ResponseBody, contentDecoded: Bool) {
+        self.statusCode = statusCode
+        self.url = url
+        self.fields = HeaderFieldList(pairs: fieldPairs)
         self.body = body
         self.contentDecoded = contentDecoded
     }
 
     /// The value of a header field, its name matched case-insensitively.
     public func value(forHTTPHeaderField name: String) -> String? {
-        HeaderFields.value(name, in: headerFields)
+        fields.value(name)
     }
 }

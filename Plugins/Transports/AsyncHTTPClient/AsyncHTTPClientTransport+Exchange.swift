@@ -17,7 +17,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     private static let decodedChunkSize = 256 << 10
 
     private typealias Machine = AsyncHTTPClientExchangeStateMachine<
-        CheckedContinuation<TransportResponse, any Error>, HTTPResponseHead, ByteBuffer, ResponseBodyWriter
+        UnsafeContinuation<TransportResponse, any Error>, HTTPResponseHead, ByteBuffer, ResponseBodyWriter
     >
 
     private struct State {
@@ -51,8 +51,13 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     /// The response head, with the body whole or to be streamed.
+    ///
+    /// The continuation is not a checked one: the delivery state resumes it
+    /// exactly once (the first outcome wins, see
+    /// `AsyncHTTPClientExchangeStateMachine.Delivery`, whose transitions are
+    /// tested), and a checked one costs every request an allocation.
     func response() async throws -> TransportResponse {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withUnsafeThrowingContinuation { continuation in
             if let ready = state.withLock({ $0.delivery.ask(continuation) }) { continuation.resume(with: ready) }
         }
     }
@@ -62,22 +67,14 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody, decoded: Bool) -> TransportResponse {
-        // A repeated field joins the first one's value, whatever its case; the
-        // names are compared in place, not lowercased copies (every response
-        // passes here).
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(head.headers.count)
-        var names: [String] = []
-        names.reserveCapacity(head.headers.count)
+        // The fields in the order they arrived: a dictionary is made only if
+        // one is read (every response passes here, and most are only mapped).
+        var pairs: [(name: String, value: String)] = []
+        pairs.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
-            if let key = names.first(where: { HeaderFields.equalIgnoringASCIICase($0, name) }), let existing = fields[key] {
-                fields[key] = "\(existing), \(value)"
-            } else {
-                names.append(name)
-                fields[name] = value
-            }
+            pairs.append((name: name, value: value))
         }
-        return TransportResponse(statusCode: Int(head.status.code), url: request.url, headerFields: fields, body: body,
+        return TransportResponse(statusCode: Int(head.status.code), url: request.url, fieldPairs: pairs, body: body,
                                  contentDecoded: decoded)
     }
 
