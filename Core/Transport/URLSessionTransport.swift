@@ -271,17 +271,23 @@ private final class Exchange: @unchecked Sendable {
     static func makeResponse(_ received: Received) -> TransportResponse {
         let head = received.head
         let body = received.body
-        var fields: [String: String] = [:]
+        var pairs: [(name: String, value: String)] = []
         // Foundation hands over a 3xx response's head but drops its body, so
         // its Content-Length no longer applies.
         let dropsLength = (300..<400).contains(head.statusCode)
         for (name, value) in head.allHeaderFields {
             guard let name = name as? String, let value = value as? String else { continue }
             if dropsLength, name.lowercased() == "content-length" { continue }
-            fields[name] = value
+            pairs.append((name: name, value: value))
         }
-        let encoding = HeaderFields.value("Content-Encoding", in: fields)?.trimmingCharacters(in: .whitespaces).lowercased()
-        return TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"), headerFields: fields,
+        // On Linux, Foundation keeps a name sent in two spellings (`X-Tag`,
+        // `x-tag`) as two fields, in no fixed order: in the order of their
+        // spellings they join into one value that is the same on every run,
+        // as on every other transport. (The order they arrived in is lost.)
+        pairs.sort { $0.name < $1.name }
+        let fields = HeaderFieldList(pairs: pairs)
+        let encoding = fields.value("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        return TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"), fieldPairs: pairs,
                                  body: body, contentDecoded: encoding.map(Self.decodedEncodings.contains) ?? false)
     }
 }

@@ -127,6 +127,34 @@ import Testing
         }
     }
 
+    // MARK: - Response heads
+
+    /// A field the server repeats reads as one value on every transport:
+    /// its values joined, found in any letter case, and once in the
+    /// `HTTPURLResponse`. Sent in one spelling, the values keep their order;
+    /// in two spellings, URLSession on Linux loses the order (its fields are
+    /// a dictionary), and the values join in the order of the spellings, the
+    /// same on every run.
+    @Test(arguments: TransportKind.allCases)
+    func aRepeatedFieldReadsAsOneJoinedValue(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            server.route("/repeated") { _ in
+                LoopbackResponse(headers: [("x-tag", "second"), ("Content-Type", "text/plain"), ("X-Tag", "first"),
+                                           ("Vary", "Accept"), ("Vary", "Origin")], body: .data(Data("ok".utf8)))
+            }
+            let response = try await provider.request(TestTarget(server.baseURL, path: "/repeated"))
+            #expect(response.data == Data("ok".utf8))
+            let tags = kind == .urlSession ? "first, second" : "second, first"
+            #expect(response.value(forHTTPHeaderField: "X-TAG") == tags)
+            #expect(response.value(forHTTPHeaderField: "vary") == "Accept, Origin")
+            #expect(response.value(forHTTPHeaderField: "content-type") == "text/plain")
+            #expect(response.value(forHTTPHeaderField: "X-Missing") == nil)
+            let head = try #require(response.response)
+            #expect(head.value(forHTTPHeaderField: "x-tag") == tags)
+            #expect(head.allHeaderFields.keys.filter { ($0 as? String)?.lowercased() == "x-tag" }.count == 1)
+        }
+    }
+
     // MARK: - Load
 
     @Test(arguments: TransportKind.allCases)

@@ -25,16 +25,16 @@ public struct InMemoryTransport: Transport {
         let uri = url.path.isEmpty ? "/" : url.path + (url.query.map { "?" + $0 } ?? "")
         let headers = (request.urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         let answer = await server.respond(method: request.method, uri: uri, headers: headers, body: body)
-        var fields: [String: String] = [:]
-        for (name, value) in answer.headers { fields[name] = value }
+        // As a client hands fields over: in order, a repeated name joined.
+        let fields = answer.headers.map { (name: $0.name, value: $0.value) }
         guard !request.collectsBody else {
-            return TransportResponse(statusCode: answer.status, url: url, headerFields: fields, body: ResponseBody(answer.body))
+            return TransportResponse(statusCode: answer.status, url: url, fieldPairs: fields, body: ResponseBody(answer.body), contentDecoded: false)
         }
         let (stream, writer) = ResponseBody.makeStream()
         for start in stride(from: 0, to: answer.body.count, by: 64 * 1024) {
             writer.yield(answer.body.subdata(in: start..<min(answer.body.count, start + 64 * 1024)))
         }
         writer.finish()
-        return TransportResponse(statusCode: answer.status, url: url, headerFields: fields, body: stream)
+        return TransportResponse(statusCode: answer.status, url: url, fieldPairs: fields, body: stream, contentDecoded: false)
     }
 }
