@@ -8,7 +8,7 @@ import Foundation
 /// Most calls read one or two fields (`Content-Length`, `Location`) and map
 /// the body: hashing every name of every response into a dictionary cost a
 /// fast client's transport more instructions than the rest of its exchange.
-package struct HeaderFieldList: Sendable, Equatable {
+struct HeaderFieldList: Sendable, Equatable {
     private enum Storage: Sendable {
         case dictionary([String: String])
         /// In the order they arrived, a repeated name not yet joined.
@@ -18,18 +18,18 @@ package struct HeaderFieldList: Sendable, Equatable {
     private let storage: Storage
 
     /// Fields already in a dictionary.
-    package init(_ fields: [String: String]) {
+    init(_ fields: [String: String]) {
         storage = .dictionary(fields)
     }
 
     /// Fields as they arrived, in order, with repeated names.
-    package init(pairs: [(name: String, value: String)]) {
+    init(pairs: [(name: String, value: String)]) {
         storage = .pairs(pairs)
     }
 
     /// The fields as a dictionary: a repeated field's values joined with
     /// ", " under the spelling of its first occurrence.
-    package var dictionary: [String: String] {
+    var dictionary: [String: String] {
         switch storage {
         case .dictionary(let fields):
             return fields
@@ -52,7 +52,7 @@ package struct HeaderFieldList: Sendable, Equatable {
 
     /// The value of the field named `name` in any letter case, a repeated
     /// field's values joined with ", "; `nil` when there is none.
-    package func value(_ name: String) -> String? {
+    func value(_ name: String) -> String? {
         switch storage {
         case .dictionary(let fields):
             return HeaderFields.value(name, in: fields)
@@ -67,7 +67,7 @@ package struct HeaderFieldList: Sendable, Equatable {
 
     /// The fields after the body's content coding was undone (see
     /// ``HeaderFields/afterDecoding(_:decodedLength:)``).
-    package func afterDecoding(decodedLength: Int64?) -> HeaderFieldList {
+    func afterDecoding(decodedLength: Int64?) -> HeaderFieldList {
         switch storage {
         case .dictionary(let fields):
             return HeaderFieldList(HeaderFields.afterDecoding(fields, decodedLength: decodedLength))
@@ -80,7 +80,7 @@ package struct HeaderFieldList: Sendable, Equatable {
         }
     }
 
-    package static func == (lhs: HeaderFieldList, rhs: HeaderFieldList) -> Bool {
+    static func == (lhs: HeaderFieldList, rhs: HeaderFieldList) -> Bool {
         lhs.dictionary == rhs.dictionary
     }
 }

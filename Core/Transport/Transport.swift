@@ -140,9 +140,9 @@ public struct TransportResponse: Sendable {
         get { fields.dictionary }
         set { fields = HeaderFieldList(newValue) }
     }
-    /// The header fields as the transport handed them over (see
-    /// ``HeaderFieldList``).
-    package var fields: HeaderFieldList
+    /// The header fields as the transport handed them over: its dictionary,
+    /// or the head's pairs in order (see `HeaderFieldList`).
+    var fields: HeaderFieldList
     /// The body, whole or as a stream of chunks.
     public var body: ResponseBody
     /// Whether the client decoded the body's `Content-Encoding` itself; the
@@ -159,9 +159,25 @@ public struct TransportResponse: Sendable {
         self.contentDecoded = contentDecoded
     }
 
-    /// Creates a response from a head's fields in the order they arrived,
-    /// repeated names included: no dictionary is made unless one is read.
-    package init(statusCode: Int, url: URL, fieldPairs: [(name: String, value: String)], body: ResponseBody, contentDecoded: Bool) {
+    /// Creates a response from a head's fields as the client received them:
+    /// in order, a repeated name as often as it came. Lookups join a repeated
+    /// field's values with ", ", and ``headerFields`` is made only when read,
+    /// so a client that hands its head over this way spares every response a
+    /// dictionary most calls never read.
+    ///
+    /// ```swift
+    /// let fields = head.headers.map { (name: $0.name, value: $0.value) }
+    /// return TransportResponse(statusCode: Int(head.status.code), url: url, headerFieldPairs: fields, body: body)
+    /// ```
+    /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - url: The URL the response came from.
+    ///   - headerFieldPairs: The header fields in the order they arrived.
+    ///   - body: The body, whole or as a stream of chunks.
+    ///   - contentDecoded: Whether the client decoded the body's
+    ///     `Content-Encoding` itself.
+    public init(statusCode: Int, url: URL, headerFieldPairs fieldPairs: [(name: String, value: String)], body: ResponseBody,
+                contentDecoded: Bool = false) {
         self.statusCode = statusCode
         self.url = url
         self.fields = HeaderFieldList(pairs: fieldPairs)

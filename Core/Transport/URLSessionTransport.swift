@@ -287,7 +287,7 @@ private final class Exchange: @unchecked Sendable {
         pairs.sort { $0.name < $1.name }
         let fields = HeaderFieldList(pairs: pairs)
         let encoding = fields.value("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-        return TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"), fieldPairs: pairs,
+        return TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"), headerFieldPairs: pairs,
                                  body: body, contentDecoded: encoding.map(Self.decodedEncodings.contains) ?? false)
     }
 }

@@ -43,7 +43,7 @@ import Testing
     /// public dictionary, and a dictionary set on it replaces the pairs.
     @Test func aTransportResponseFromPairsReadsAsADictionary() throws {
         let url = try #require(URL(string: "http://example.com/a"))
-        var response = TransportResponse(statusCode: 200, url: url, fieldPairs: Self.pairs, body: ResponseBody(Data()), contentDecoded: false)
+        var response = TransportResponse(statusCode: 200, url: url, headerFieldPairs: Self.pairs, body: ResponseBody(Data()), contentDecoded: false)
         #expect(response.headerFields["Set-Cookie"] == "a=1, b=2")
         #expect(response.value(forHTTPHeaderField: "content-length") == "12")
         response.headerFields = ["ETag": "\"v1\""]

@@ -28,13 +28,13 @@ public struct InMemoryTransport: Transport {
         // As a client hands fields over: in order, a repeated name joined.
         let fields = answer.headers.map { (name: $0.name, value: $0.value) }
         guard !request.collectsBody else {
-            return TransportResponse(statusCode: answer.status, url: url, fieldPairs: fields, body: ResponseBody(answer.body), contentDecoded: false)
+            return TransportResponse(statusCode: answer.status, url: url, headerFieldPairs: fields, body: ResponseBody(answer.body), contentDecoded: false)
         }
         let (stream, writer) = ResponseBody.makeStream()
         for start in stride(from: 0, to: answer.body.count, by: 64 * 1024) {
             writer.yield(answer.body.subdata(in: start..<min(answer.body.count, start + 64 * 1024)))
         }
         writer.finish()
-        return TransportResponse(statusCode: answer.status, url: url, fieldPairs: fields, body: stream, contentDecoded: false)
+        return TransportResponse(statusCode: answer.status, url: url, headerFieldPairs: fields, body: stream, contentDecoded: false)
     }
 }

@@ -74,7 +74,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         for (name, value) in head.headers {
             pairs.append((name: name, value: value))
         }
-        return TransportResponse(statusCode: Int(head.status.code), url: request.url, fieldPairs: pairs, body: body,
+        return TransportResponse(statusCode: Int(head.status.code), url: request.url, headerFieldPairs: pairs, body: body,
                                  contentDecoded: decoded)
     }
 
