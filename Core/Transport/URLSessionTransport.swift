@@ -285,10 +285,11 @@ private final class Exchange: @unchecked Sendable {
         // spellings they join into one value that is the same on every run,
         // as on every other transport. (The order they arrived in is lost.)
         pairs.sort { $0.name < $1.name }
-        let fields = HeaderFieldList(pairs: pairs)
-        let encoding = fields.value("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-        return TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"), headerFieldPairs: pairs,
-                                 body: body, contentDecoded: encoding.map(Self.decodedEncodings.contains) ?? false)
+        var response = TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"),
+                                         headerFieldPairs: pairs, body: body)
+        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        response.contentDecoded = encoding.map(Self.decodedEncodings.contains) ?? false
+        return response
     }
 }
 
