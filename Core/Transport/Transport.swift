@@ -176,11 +176,11 @@ public struct TransportResponse: Sendable {
     ///   - body: The body, whole or as a stream of chunks.
     ///   - contentDecoded: Whether the client decoded the body's
     ///     `Content-Encoding` itself.
-    public init(statusCode: Int, url: URL, headerFieldPairs fieldPairs: [(name: String, value: String)], body: ResponseBody,
+    public init(statusCode: Int, url: URL, headerFieldPairs: [(name: String, value: String)], body: ResponseBody,
                 contentDecoded: Bool = false) {
         self.statusCode = statusCode
         self.url = url
-        self.fields = HeaderFieldList(pairs: fieldPairs)
+        self.fields = HeaderFieldList(pairs: headerFieldPairs)
         self.body = body
         self.contentDecoded = contentDecoded
     }
