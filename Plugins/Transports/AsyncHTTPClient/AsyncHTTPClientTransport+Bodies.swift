@@ -10,20 +10,22 @@ import NIOCore
 enum RequestBodies {
     static let chunkSize = 64 * 1024
 
-    /// The request's body; `producer` is where a streamed body's reading
-    /// task is kept, for the transport to cancel when the request ends.
-    static func make(for request: TransportRequest, on group: any EventLoopGroup, producer: BodyProducer) -> HTTPClient.Body? {
+    /// The request's body, and for a streamed one the producer that keeps
+    /// its reading task, for the transport to cancel when the request ends
+    /// (`nil` for every other body, which has no task to cancel).
+    static func make(for request: TransportRequest, on group: any EventLoopGroup) -> (body: HTTPClient.Body?, producer: BodyProducer?) {
         if let body = request.bodyStream {
-            return stream(body, on: group, producer: producer)
+            let producer = BodyProducer()
+            return (stream(body, on: group, producer: producer), producer)
         }
         if let file = request.uploadFile {
-            return stream(length: request.bodyLength, on: group) { () throws -> any ChunkSource in
+            return (stream(length: request.bodyLength, on: group) { () throws -> any ChunkSource in
                 try FileChunks(file)
-            }
+            }, nil)
         }
-        guard let data = request.urlRequest.httpBody else { return nil }
-        if data.count <= chunkSize { return .bytes(data) }
-        return stream(length: Int64(data.count), on: group) { DataChunks(data: data) }
+        guard let data = request.urlRequest.httpBody else { return (nil, nil) }
+        if data.count <= chunkSize { return (.bytes(data), nil) }
+        return (stream(length: Int64(data.count), on: group) { DataChunks(data: data) }, nil)
     }
 
     /// How many chunks of a streamed body may be on their way to the socket

@@ -35,11 +35,22 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     private let state: Locked<State>
     /// Where the request's event loop was chosen, and the slot to give back.
     private let loop: (choice: EventLoopChoice, slot: Int)?
+    /// The task reading a streamed request body, if the body is one.
+    private let producer: BodyProducer?
 
-    init(request: TransportRequest, loop: (choice: EventLoopChoice, slot: Int)?) {
+    init(request: TransportRequest, loop: (choice: EventLoopChoice, slot: Int)?, producer: BodyProducer?) {
         self.request = request
         self.loop = loop
+        self.producer = producer
         self.state = Locked(State(machine: Machine(collects: request.collectsBody)))
+    }
+
+    /// The client's task ended, however it ended: a client that was shut
+    /// down fails the task without telling the delegate, and a streamed
+    /// body's reading ends with the request.
+    func taskEnded(_ result: Result<Void, any Error>) {
+        if case .failure(let error) = result { fail(error) }
+        producer?.cancel()
     }
 
     /// Marks the request ended and says how; gives the event loop slot back
@@ -192,6 +203,13 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        fail(error)
+    }
+
+    /// The request failed with `error`: the response that ended whole
+    /// stands, a streamed body fails, and a call still waiting for its head
+    /// gets the error. Only the first ending counts.
+    private func fail(_ error: any Error) {
         let (received, streamHead, decoder) = state.withLock { ($0.received, $0.head, $0.decoder) }
         // A response that ended whole stands, though the client failed the
         // request after it (see answeredBeforeTheRequestBodyEnded).

@@ -139,16 +139,15 @@ public final class AsyncHTTPClientTransport: Transport {
         if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
         if clientDecompresses { throw .transport(ClientDecompresses()) }
         let outgoing: HTTPClient.Request
-        let producer = BodyProducer()
         let tlsConfiguration = try tls.configuration(for: request.url)
+        let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup)
         do {
             var headers = HTTPHeaders()
             for (name, value) in request.urlRequest.allHTTPHeaderFields ?? [:] {
                 headers.add(name: name, value: value)
             }
             outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
-                                              headers: headers, body: RequestBodies.make(for: request, on: client.eventLoopGroup, producer: producer),
-                                              tlsConfiguration: tlsConfiguration)
+                                              headers: headers, body: body, tlsConfiguration: tlsConfiguration)
         } catch {
             throw NetworkError(transportError: Self.foundationError(for: error))
         }
@@ -158,16 +157,12 @@ public final class AsyncHTTPClientTransport: Transport {
         // time-out ends the wait, as with URLSession.
         while true {
             let (preference, slot) = loops.take()
-            let exchange = Exchange(request: request, loop: slot.map { (loops, $0) })
+            let exchange = Exchange(request: request, loop: slot.map { (loops, $0) }, producer: producer)
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
             // One callback, since each one added from outside the task's event
-            // loop is a hop onto it: a client that was shut down fails the
-            // task without telling the delegate, and a streamed body's
-            // reading ends with the request, however it ends.
-            task.futureResult.whenComplete { result in
-                if case .failure(let error) = result { exchange.didReceiveError(task: task, error) }
-                producer.cancel()
-            }
+            // loop is a hop onto it (and one that holds only the exchange
+            // needs no allocation of its own).
+            task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
             request.control.onAbort { task.cancel() }
             do {
                 return try await exchange.response()
