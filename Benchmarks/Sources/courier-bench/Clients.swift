@@ -209,14 +209,19 @@ struct ClientSet: Sendable {
     }
 
     /// A side on a new AsyncHTTPClient client, configured as the transport
-    /// configures the one it owns (no redirects or decompression by the
-    /// client), for either side of the AsyncHTTPClient pairs.
+    /// configures the one it owns (no redirects, decompression or tracing
+    /// spans by the client), for either side of the AsyncHTTPClient pairs.
+    ///
+    /// With the client's spans on, both sides pay for them, and the
+    /// delegate API that the transport uses pays more than the async API
+    /// (an instruction count of both is in the README).
     static func onHTTPClient(tls: TLSConfiguration? = nil,
                              _ operation: @escaping @Sendable (HTTPClient) -> BenchOperation) -> ClientFactory {
         {
             var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
             configuration.redirectConfiguration = .disallow
             configuration.decompression = .disabled
+            configuration.tracing.tracer = nil
             let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             return BenchClient(operation: operation(client), shutdown: { try? await client.shutdown() })
         }
