@@ -81,14 +81,26 @@ import Testing
         }
     }
 
+    /// How the queued request of the test below goes through the transport.
+    enum QueuedRequest: CaseIterable, Sendable {
+        /// Its response collected whole.
+        case collected
+        /// Its response streamed (a progress handler makes a request stream).
+        case streamedResponse
+        /// Its body sent from an `AsyncSequence` of unknown length: the
+        /// attempt that timed out in the queue must not end the body's
+        /// reading for the attempt that sends it.
+        case streamedBody
+    }
+
     /// AsyncHTTPClient fails a request that waited longer than its connect
     /// time-out for a pooled connection; the transport queues it again, so
-    /// only the target's time-out ends the wait, as with URLSession. Both
-    /// ways through the transport: collected whole, and streamed (a progress
-    /// handler makes a request stream).
-    @Test(arguments: [false, true])
-    func aRequestWaitingForAPooledConnectionOutlastsTheConnectTimeout(streamed: Bool) async throws {
-        let progress = progress(streamed: streamed)
+    /// only the target's time-out ends the wait, as with URLSession. Every
+    /// way through the transport, and the queued request arrives whole.
+    @Test(arguments: QueuedRequest.allCases)
+    func aRequestWaitingForAPooledConnectionOutlastsTheConnectTimeout(queued kind: QueuedRequest) async throws {
+        let progress = progress(streamed: kind == .streamedResponse)
+        let chunk = Data(repeating: 0x61, count: 1024)
         try await withServer { server in
             let gate = Gate()
             server.route("/held") { _ in
@@ -116,7 +128,17 @@ import Testing
                 Issue.record("the held request ended before the server saw it: \(await holder.result)")
                 return
             }
-            let queued = Task { try await provider.request(TestTarget(server.baseURL, path: "/status/200"), options: RequestOptions(progress: progress)) }
+            let queued = Task {
+                guard kind == .streamedBody else {
+                    return try await provider.request(TestTarget(server.baseURL, path: "/status/200"), options: RequestOptions(progress: progress))
+                }
+                let body = AsyncStream<Data> { continuation in
+                    for _ in 0..<3 { continuation.yield(chunk) }
+                    continuation.finish()
+                }
+                let task = RequestTask.uploadStream(RequestBodyStream(body, length: .unknown))
+                return try await provider.request(TestTarget(server.baseURL, method: .put, task: task))
+            }
             let bounded = Task {
                 try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), options: RequestOptions(progress: progress))
             }
@@ -132,7 +154,11 @@ import Testing
             try await client.shutdown()
 
             #expect(try held.get().data == Data("held".utf8))
-            #expect(try waited.get().statusCode == 200)
+            if kind == .streamedBody {
+                #expect(try Echo(waited.get()).bodyData == chunk + chunk + chunk)
+            } else {
+                #expect(try waited.get().statusCode == 200)
+            }
             if case .failure(let error as NetworkError) = timedOut, case .timedOut = error {} else {
                 Issue.record("expected the 0.5 s target to time out while queued, got \(timedOut)")
             }

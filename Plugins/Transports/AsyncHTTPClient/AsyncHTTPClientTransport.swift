@@ -138,24 +138,27 @@ public final class AsyncHTTPClientTransport: Transport {
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
         if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
         if clientDecompresses { throw .transport(ClientDecompresses()) }
-        let outgoing: HTTPClient.Request
         let tlsConfiguration = try tls.configuration(for: request.url)
-        let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup)
-        do {
-            var headers = HTTPHeaders()
-            for (name, value) in request.urlRequest.allHTTPHeaderFields ?? [:] {
-                headers.add(name: name, value: value)
-            }
-            outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
-                                              headers: headers, body: body, tlsConfiguration: tlsConfiguration)
-        } catch {
-            throw NetworkError(transportError: Self.foundationError(for: error))
+        var headers = HTTPHeaders()
+        for (name, value) in request.urlRequest.allHTTPHeaderFields ?? [:] {
+            headers.add(name: name, value: value)
         }
         // AsyncHTTPClient fails a request that waited longer than its connect
         // time-out for a pooled connection although nothing was sent; such a
         // request goes back into the queue, so only the transfer stage's
         // time-out ends the wait, as with URLSession.
         while true {
+            // Each attempt has a body of its own: the end of an attempt ends
+            // the reading of a streamed body, which for an attempt that timed
+            // out in the queue never began.
+            let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup)
+            let outgoing: HTTPClient.Request
+            do {
+                outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
+                                                  headers: headers, body: body, tlsConfiguration: tlsConfiguration)
+            } catch {
+                throw NetworkError(transportError: Self.foundationError(for: error))
+            }
             let (preference, slot) = loops.take()
             let exchange = Exchange(request: request, loop: slot.map { (loops, $0) }, producer: producer)
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
