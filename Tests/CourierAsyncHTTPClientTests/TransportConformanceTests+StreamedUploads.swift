@@ -155,21 +155,30 @@ import Testing
     /// A producer that stops yielding holds the upload until the idle
     /// time-out ends the call; then its sequence is let go (its task
     /// cancelled), not read on for ever after the call returned.
+    ///
+    /// The test keeps no reference to the sequence: the call is the only
+    /// holder, so the sequence ends (and opens `released`) once the call
+    /// lets it go, whether its reading had begun (on a loaded machine the
+    /// time-out can come before the connection asks for the body) or not.
     @Test func aProducerThatWaitsIsLetGoWhenTheCallEnds() async throws {
         try await TransportKind.asyncHTTPClient.withProvider { provider, server in
             let released = Gate()
-            let stream = AsyncStream<Data> { continuation in
-                continuation.onTermination = { _ in released.open() }
-                continuation.yield(Data(repeating: 1, count: 100))
-            }
-            let target = TestTarget(server.baseURL, method: .post,
-                                    task: .uploadStream(RequestBodyStream(stream, length: .unknown)), timeout: 1)
-            let error = await failure(of: target, on: provider)
+            let error = await failure(of: Self.uploadThatWaits(to: server.baseURL, released: released), on: provider)
             guard case .timedOut = error else {
                 Issue.record("expected timedOut, got \(String(describing: error))")
                 return
             }
             try await withDeadline(60, "the producer let go") { await released.wait() }
         }
+    }
+
+    /// A POST whose body yields 100 bytes and then waits for ever; its
+    /// sequence opens `released` when it ends.
+    private static func uploadThatWaits(to baseURL: URL, released: Gate) -> TestTarget {
+        let stream = AsyncStream<Data> { continuation in
+            continuation.onTermination = { _ in released.open() }
+            continuation.yield(Data(repeating: 1, count: 100))
+        }
+        return TestTarget(baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)), timeout: 1)
     }
 }
