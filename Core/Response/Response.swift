@@ -2,33 +2,28 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A response from the server, or from a stub: status code, body, and the
 /// request and HTTP response it came from.
 public struct Response: Sendable, CustomStringConvertible {
     /// Everything the response holds, in one object: a response is copied
-    /// from plugin to plugin, and one reference is one retain per copy.
-    private let storage: Storage
+    /// from plugin to plugin, and one reference is one retain per copy. The
+    /// parts never change; the `HTTPURLResponse` made from a deferred head on
+    /// first read is kept under the lock.
+    private let storage: FixedAndLocked<Parts, HTTPURLResponse?>
 
     /// The HTTP status code.
-    public var statusCode: Int { storage.read { $0.statusCode } }
+    public var statusCode: Int { storage.readFixed { $0.statusCode } }
     /// The body. Empty for a download, whose body is in `fileURL`.
-    public var data: Data { storage.read { $0.data } }
+    public var data: Data { storage.readFixed { $0.data } }
     /// The request as it was sent, after every plugin's `prepare`.
-    public var request: URLRequest? { storage.read { $0.request } }
+    public var request: URLRequest? { storage.readFixed { $0.request } }
     /// Where a download's body was written, for the download tasks: at its
     /// destination once the call returns; while plugins see the response, in
     /// its temporary file next to the destination (it is moved only after
     /// validation passed).
-    public var fileURL: URL? { storage.read { $0.fileURL } }
-    private var head: Head { storage.read { $0.head } }
+    public var fileURL: URL? { storage.readFixed { $0.fileURL } }
+    private var head: Head { storage.readFixed { $0.head } }
 
     /// The HTTP response, with its header fields.
     ///
@@ -38,7 +33,7 @@ public struct Response: Sendable, CustomStringConvertible {
         switch head {
         case .none: nil
         case .made(let response): response
-        case .deferred(let url, let fields): storage.made(url: url, statusCode: statusCode, fields: fields)
+        case .deferred(let url, let fields): made(url: url, fields: fields)
         }
     }
 
@@ -104,7 +99,7 @@ public struct Response: Sendable, CustomStringConvertible {
     }
 
     private init(_ parts: Parts, made: HTTPURLResponse? = nil) {
-        storage = Storage(parts, made: made)
+        storage = FixedAndLocked(fixed: parts, value: made)
     }
 
     /// The value of a response header field, matched case-insensitively.
@@ -123,15 +118,15 @@ public struct Response: Sendable, CustomStringConvertible {
     /// Returns a copy with another body (for plugins that rewrite it, such as
     /// decompression).
     public func replacing(data: Data) -> Response {
-        var parts = storage.read { copy $0 }
+        var parts = storage.readFixed { copy $0 }
         parts.data = data
-        return Response(parts, made: storage.madeSoFar)
+        return Response(parts, made: storage.withLock { $0 })
     }
 
     /// Returns a copy with another HTTP response (for plugins that rewrite
     /// headers).
     public func replacing(response: HTTPURLResponse?) -> Response {
-        var parts = storage.read { copy $0 }
+        var parts = storage.readFixed { copy $0 }
         parts.statusCode = response?.statusCode ?? statusCode
         parts.head = response.map(Head.made) ?? .none
         return Response(parts)
@@ -140,9 +135,9 @@ public struct Response: Sendable, CustomStringConvertible {
     /// A copy whose body is in the file at `url` (a download moved to its
     /// destination).
     func replacing(fileURL url: URL) -> Response {
-        var parts = storage.read { copy $0 }
+        var parts = storage.readFixed { copy $0 }
         parts.fileURL = url
-        return Response(parts, made: storage.madeSoFar)
+        return Response(parts, made: storage.withLock { $0 })
     }
 }
 
@@ -165,72 +160,13 @@ extension Response {
         var head: Head
     }
 
-    /// What changes after a response is made: the `HTTPURLResponse` made
-    /// from a deferred head when first read, and the lock it is kept under.
-    fileprivate struct Guarded {
-        var mutex: pthread_mutex_t
-        var made: HTTPURLResponse?
-    }
-
-    /// The parts, which never change, and the guarded `HTTPURLResponse`, in
-    /// one allocation (a lock object of its own cost every response one
-    /// more).
-    ///
-    /// `ManagedBuffer` is not `Sendable`; this one is shared safely: the
-    /// parts are written once, before the storage is shared, and read
-    /// without the lock; only `made` changes, under the lock.
-    fileprivate struct Storage: @unchecked Sendable {
-        private let buffer: Buffer
-
-        init(_ parts: Parts, made: HTTPURLResponse?) {
-            buffer = Buffer.make(parts, made: made)
-        }
-
-        /// What `body` reads from the parts, read in place.
-        @inline(__always)
-        func read<Value>(_ body: (borrowing Parts) -> Value) -> Value {
-            buffer.withUnsafeMutablePointerToHeader { body($0.pointee) }
-        }
-
-        /// The HTTP response made from `url` and `fields`, made on the first
-        /// call and kept.
-        func made(url: URL, statusCode: Int, fields: HeaderFieldList) -> HTTPURLResponse? {
-            buffer.withMade { made in
-                if let made { return made }
-                made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
-                return made
-            }
-        }
-
-        /// The response made so far, if any, for a copy to keep.
-        var madeSoFar: HTTPURLResponse? { buffer.withMade { $0 } }
-    }
-
-    fileprivate final class Buffer: ManagedBuffer<Parts, Guarded> {
-        static func make(_ parts: Parts, made: HTTPURLResponse?) -> Buffer {
-            let buffer = Buffer.create(minimumCapacity: 1) { _ in parts }
-            buffer.withUnsafeMutablePointerToElements { guarded in
-                guarded.initialize(to: Guarded(mutex: pthread_mutex_t(), made: made))
-                pthread_mutex_init(&guarded.pointee.mutex, nil)
-            }
-            // `create` returns the dynamic type it was called on.
-            return unsafeDowncast(buffer, to: Buffer.self)
-        }
-
-        func withMade<Result>(_ body: (inout HTTPURLResponse?) -> Result) -> Result {
-            withUnsafeMutablePointerToElements { guarded in
-                pthread_mutex_lock(&guarded.pointee.mutex)
-                defer { pthread_mutex_unlock(&guarded.pointee.mutex) }
-                return body(&guarded.pointee.made)
-            }
-        }
-
-        // The header (the parts) is deinitialized by ManagedBuffer itself.
-        deinit {
-            withUnsafeMutablePointerToElements { guarded in
-                pthread_mutex_destroy(&guarded.pointee.mutex)
-                _ = guarded.deinitialize(count: 1)
-            }
+    /// The HTTP response made from `url` and `fields`, made on the first
+    /// read and kept.
+    private func made(url: URL, fields: HeaderFieldList) -> HTTPURLResponse? {
+        storage.withLock { made in
+            if let made { return made }
+            made = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
+            return made
         }
     }
 }

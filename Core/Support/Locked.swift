@@ -31,12 +31,12 @@ import Musl
 /// so a plugin or transport in another module gets them specialised for its
 /// value's type instead of looking the generic type up on every call.
 public struct Locked<Value>: @unchecked Sendable {
-    @usableFromInline let storage: Storage
+    @usableFromInline let storage: LockedStorage<Void, Value>
 
     /// Guards `value`.
     @inlinable
     public init(_ value: Value) {
-        storage = Storage.make(value)
+        storage = LockedStorage.make(fixed: (), value: value)
     }
 
     /// Runs `body` with exclusive access to the value and returns what it
@@ -51,35 +51,90 @@ public struct Locked<Value>: @unchecked Sendable {
     public var current: Value {
         withLock { $0 }
     }
+}
 
-    @usableFromInline
-    final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
-        @inlinable
-        static func make(_ value: Value) -> Storage {
-            let buffer = Storage.create(minimumCapacity: 1) { _ in value }
-            buffer.withUnsafeMutablePointerToElements { mutex in
-                mutex.initialize(to: pthread_mutex_t())
-                pthread_mutex_init(mutex, nil)
-            }
-            // `create` returns the dynamic type it was called on.
-            return unsafeDowncast(buffer, to: Storage.self)
+/// What a ``LockedStorage`` holds: a part that never changes and a value
+/// that changes under the lock.
+@usableFromInline
+struct LockedParts<Fixed, Value> {
+    @usableFromInline let fixed: Fixed
+    @usableFromInline var value: Value
+
+    @inlinable
+    init(fixed: Fixed, value: Value) {
+        self.fixed = fixed
+        self.value = value
+    }
+}
+
+/// One allocation holding a part that never changes, read without the lock,
+/// a value guarded by a mutex, and the mutex: ``Locked`` (with no fixed
+/// part), and objects every call makes that are shared between threads and
+/// change in one place only (a response, whose `HTTPURLResponse` is made on
+/// first read), where a lock object of their own would cost every call
+/// another allocation.
+///
+/// The fixed part is written once, before the storage is shared, so reading
+/// it needs no lock.
+@usableFromInline
+final class LockedStorage<Fixed, Value>: ManagedBuffer<LockedParts<Fixed, Value>, pthread_mutex_t> {
+    @inlinable
+    static func make(fixed: Fixed, value: Value) -> LockedStorage {
+        let buffer = create(minimumCapacity: 1) { _ in LockedParts(fixed: fixed, value: value) }
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
         }
+        // `create` returns the dynamic type it was called on.
+        return unsafeDowncast(buffer, to: LockedStorage.self)
+    }
 
-        @inlinable
-        func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            try withUnsafeMutablePointers { value, mutex in
-                pthread_mutex_lock(mutex)
-                defer { pthread_mutex_unlock(mutex) }
-                return try body(&value.pointee)
-            }
+    /// What `body` reads from the fixed part, read in place without the lock.
+    @inlinable @inline(__always)
+    func readFixed<Result>(_ body: (borrowing Fixed) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointerToHeader { parts in try body(parts.pointee.fixed) }
+    }
+
+    @inlinable
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointers { parts, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&parts.pointee.value)
         }
+    }
 
-        // The header (the value) is deinitialized by ManagedBuffer itself.
-        deinit {
-            withUnsafeMutablePointerToElements { mutex in
-                pthread_mutex_destroy(mutex)
-                _ = mutex.deinitialize(count: 1)
-            }
+    // The header (the parts) is deinitialized by ManagedBuffer itself.
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            _ = mutex.deinitialize(count: 1)
         }
     }
 }
+
+/// A part that never changes and a value guarded by a lock, in one
+/// allocation (a ``LockedStorage``), to share between threads.
+struct FixedAndLocked<Fixed, Value> {
+    private let storage: LockedStorage<Fixed, Value>
+
+    init(fixed: Fixed, value: Value) {
+        storage = LockedStorage.make(fixed: fixed, value: value)
+    }
+
+    /// What `body` reads from the fixed part, read in place without the lock.
+    @inline(__always)
+    func readFixed<Result>(_ body: (borrowing Fixed) throws -> Result) rethrows -> Result {
+        try storage.readFixed(body)
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withLock(body)
+    }
+}
+
+// `ManagedBuffer` cannot be `Sendable`; the storage is shared safely: the
+// fixed part is written before it is shared and never again, and the value
+// is touched only under the lock.
+extension FixedAndLocked: @unchecked Sendable where Fixed: Sendable, Value: Sendable {}
