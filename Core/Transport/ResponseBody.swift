@@ -42,9 +42,10 @@ public struct ResponseBody: Sendable {
     ///
     /// A client that cannot wait (it has no way to pause its connection)
     /// passes `maximumUnreadBytes`: when a chunk takes the unread bytes past
-    /// it, the unread chunks are dropped and the reader's next read fails with
-    /// ``NetworkError/responseTooLarge(_:)`` (``ResponseTooLarge/Limit/readAhead``),
-    /// which ends the transfer.
+    /// it, the unread chunks are dropped, the transfer is stopped (its
+    /// ``TransferControl`` aborts, which cancels the client's request), and
+    /// the reader's next read fails with ``NetworkError/responseTooLarge(_:)``
+    /// (``ResponseTooLarge/Limit/readAhead``).
     /// - Parameter maximumUnreadBytes: The most bytes left unread before the
     ///   body fails; `nil` for no bound, for a client that waits for
     ///   `whenConsumed`.
@@ -150,7 +151,11 @@ final class ResponseBodyStream: Sendable {
             whenConsumed?()
         case .hold:
             break
-        case .overflow(let dropped):
+        case .overflow(let dropped, let failure):
+            // The transfer stops now, not when the reader next reads: a
+            // client that cannot wait would otherwise go on receiving, and
+            // dropping, a body that never ends.
+            arrivals?.abort(.tooLarge(failure))
             for chunk in dropped { chunk.whenConsumed?() }
             whenConsumed?()
         }

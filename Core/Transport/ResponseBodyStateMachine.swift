@@ -79,9 +79,9 @@ struct ResponseBodyStateMachine<Reader> {
         case goOn
         /// The writer waits: its callback runs when the reader takes the chunk.
         case hold
-        /// The reader fell too far behind: the body failed; let these
-        /// writers, and this one, go on.
-        case overflow(dropped: [Chunk])
+        /// The reader fell too far behind: the body failed with `failure`;
+        /// stop the transfer, and let these writers, and this one, go on.
+        case overflow(dropped: [Chunk], failure: ResponseTooLarge)
     }
 
     mutating func yield(_ chunk: Chunk) -> YieldAction {
@@ -92,8 +92,9 @@ struct ResponseBodyStateMachine<Reader> {
         }
         if let limit = maximumUnreadBytes, unread.bytes + chunk.data.count > limit {
             let dropped = unread.removeAll()
-            state = .ended(Unread(), failure: .responseTooLarge(ResponseTooLarge(limit: .readAhead, bytes: Int64(limit))))
-            return .overflow(dropped: dropped)
+            let failure = ResponseTooLarge(limit: .readAhead, bytes: Int64(limit))
+            state = .ended(Unread(), failure: .responseTooLarge(failure))
+            return .overflow(dropped: dropped, failure: failure)
         }
         let withinLimit = unread.bytes + chunk.data.count <= readAheadLimit
         unread.append(withinLimit ? Chunk(data: chunk.data, whenConsumed: nil) : chunk)

@@ -99,8 +99,9 @@ import Testing
         var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: 10)
         _ = machine.yield(Self.chunk(6))
         _ = machine.yield(Self.chunk(4))  // ten unread: at the bound
-        guard case .overflow(let dropped) = machine.yield(Self.chunk(1)) else { Issue.record("expected overflow"); return }
+        guard case .overflow(let dropped, let failure) = machine.yield(Self.chunk(1)) else { Issue.record("expected overflow"); return }
         #expect(dropped.map(\.data.count) == [6, 4])
+        #expect(failure == ResponseTooLarge(limit: .readAhead, bytes: 10))
         guard case .fail(.responseTooLarge(let limit)) = machine.next(waiting: nil) else { Issue.record("expected the limit"); return }
         #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: 10))
     }

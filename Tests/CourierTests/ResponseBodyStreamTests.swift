@@ -42,19 +42,29 @@ import Testing
     }
 
     /// A client that cannot wait (URLSession) bounds what waits unread: the
-    /// chunk that would pass the bound fails the body, what was unread is
-    /// dropped, and every client callback has run.
+    /// chunk that would pass the bound fails the body and stops the transfer
+    /// at once (before the reader reads again), what was unread is dropped,
+    /// and every client callback has run.
     @Test func aClientThatCannotWaitFailsTheBodyPastItsUnreadBound() async throws {
         let (body, writer) = ResponseBody.makeStream(maximumUnreadBytes: 3 * Self.chunkSize)
         let stream = try Self.stream(of: body)
+        let control = TransferControl()
+        let aborted = Locked(0)
+        control.onAbort { aborted.withLock { $0 += 1 } }
+        stream.reportArrivals(to: control)
         let consumed = Consumed()
         for index in 0..<3 {
             writer.yield(Self.chunk(index), whenConsumed: consumed.callback(for: index))
         }
         #expect(try await stream.next() == Self.chunk(0))  // two unread now
         writer.yield(Self.chunk(3), whenConsumed: consumed.callback(for: 3))  // three: at the bound
+        #expect(aborted.current == 0)
         writer.yield(Self.chunk(4), whenConsumed: consumed.callback(for: 4))  // past it
+        #expect(aborted.current == 1, "the transfer stops when the bound is passed")
+        guard case .tooLarge(let reason) = control.reason else { Issue.record("expected the limit as the reason, got \(String(describing: control.reason))"); return }
+        #expect(reason == ResponseTooLarge(limit: .readAhead, bytes: Int64(3 * Self.chunkSize)))
         writer.yield(Self.chunk(5), whenConsumed: consumed.callback(for: 5))  // after the end
+        #expect(aborted.current == 1)
         do {
             let next = try await stream.next()
             Issue.record("expected the read-ahead failure, read \(next?.count ?? 0) bytes")
