@@ -34,6 +34,21 @@ public final class FaultyServer: Sendable {
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let serving: Task<Void, Never>
     private let connections = Protected<[ObjectIdentifier: any Channel]>([:])
+    private let endless = Protected(EndlessProgress())
+
+    /// How far the server got with ``Fault/endlessChunked`` bodies, on every
+    /// connection: a test that stops reading waits on it to know what the
+    /// client did meanwhile.
+    public struct EndlessProgress: Sendable {
+        /// The bytes of endless bodies written so far.
+        public var bytesWritten = 0
+        /// The connections on which writing an endless body failed: the
+        /// client closed them.
+        public var connectionsClosed = 0
+    }
+
+    /// How far the server got with endless bodies so far.
+    public var endlessProgress: EndlessProgress { endless.withLock { $0 } }
 
     /// The URL that triggers `fault`.
     public func url(_ fault: Fault) -> URL {
@@ -49,10 +64,11 @@ public final class FaultyServer: Sendable {
         self.port = listener.port
         self.channel = listener.channel
         let connections = self.connections
+        let endless = self.endless
         self.serving = listener.serveEach { connection in
             let id = ObjectIdentifier(connection.channel)
             connections.withLock { $0[id] = connection.channel }
-            await Self.serve(connection)
+            await Self.serve(connection, endless: endless)
             connections.withLock { _ = $0.removeValue(forKey: id) }
         }
     }
@@ -69,7 +85,7 @@ public final class FaultyServer: Sendable {
 
     // MARK: - One connection
 
-    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, endless: Protected<EndlessProgress>) async {
         try? await connection.executeThenClose { inbound, outbound in
             var request = ByteBuffer()
             for try await var chunk in inbound {
@@ -82,7 +98,7 @@ public final class FaultyServer: Sendable {
                     request.clear()
                     continue
                 }
-                try await misbehave(fault, connection: connection.channel, outbound: outbound)
+                try await misbehave(fault, connection: connection.channel, outbound: outbound, endless: endless)
                 return
             }
         }
@@ -91,7 +107,8 @@ public final class FaultyServer: Sendable {
     private static func misbehave(
         _ fault: Fault,
         connection: any Channel,
-        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        endless: Protected<EndlessProgress>
     ) async throws {
         func write(_ text: String) async throws { try await outbound.write(ByteBuffer(string: text)) }
         func head(_ fields: String) -> String { "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\(fields)\r\n" }
@@ -122,7 +139,15 @@ public final class FaultyServer: Sendable {
         case .endlessChunked:
             try await write(head("Transfer-Encoding: chunked\r\n"))
             let chunk = ByteBuffer(string: "10000\r\n" + String(repeating: "x", count: 0x10000) + "\r\n")
-            while true { try await outbound.write(chunk) }
+            do {
+                while true {
+                    try await outbound.write(chunk)
+                    endless.withLock { $0.bytesWritten += 0x10000 }
+                }
+            } catch {
+                endless.withLock { $0.connectionsClosed += 1 }
+                throw error
+            }
         case .gzipBomb, .deflateBomb:
             let gzip = fault == .gzipBomb
             try await write(head("Content-Encoding: \(gzip ? "gzip" : "deflate")\r\nTransfer-Encoding: chunked\r\n"))
