@@ -43,7 +43,8 @@ public final class URLSessionTransport: Transport {
     /// drops the connection and, on `resume()`, sends the request again and
     /// delivers the body from its start after the bytes already delivered.
     /// So bytes that arrive faster than they are read wait in memory, up to
-    /// this bound; past it the call fails with
+    /// this bound; past it the transfer stops at once (not when the reader
+    /// next reads) and the call fails with
     /// ``NetworkError/responseTooLarge(_:)``
     /// (``ResponseTooLarge/Limit/readAhead``). Bodies kept in memory are
     /// bounded by the transfer stage's limits instead. A transport that
