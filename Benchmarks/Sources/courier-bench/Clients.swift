@@ -62,12 +62,47 @@ enum Clients {
     }
 
     /// The transport's `send` called directly, with a control nobody watches:
-    /// the transport without the provider and the transfer stage.
-    static func transportDirect(_ transport: any Transport, baseURL: URL) -> BenchOperation {
+    /// the transport without the provider and the transfer stage (decoding
+    /// the payload with `JSONDecoder` when `decodes`).
+    static func transportDirect(_ transport: any Transport, baseURL: URL, decodes: Bool = false) -> BenchOperation {
         let request = URLRequest(url: baseURL.appendingPathComponent("json"))
+        let decoder = JSONDecoder()
         return {
             let response = try await transport.send(TransportRequest(urlRequest: request, control: TransferControl()))
-            _ = try await response.body.collect(upTo: 16 << 20)
+            let body = try await response.body.collect(upTo: 16 << 20)
+            if decodes { _ = try decoder.decode(Payload.self, from: body) }
+        }
+    }
+
+    /// A provider with no plugins and `DecodableMapper`: the pipeline pair's
+    /// Courier side without its four plugins.
+    static func courierWithoutPlugins(on transport: any Transport, baseURL: URL) -> BenchOperation {
+        let provider = Provider<BenchTarget>(transport: transport)
+        let target = BenchTarget(baseURL: baseURL)
+        let mapper = DecodableMapper<Payload>()
+        return { _ = try await provider.request(target, mapper: mapper) }
+    }
+
+    /// The bare async API as ``bareAsyncHTTPClient(_:baseURL:)``, with the
+    /// request made for every call from the base URL and the path, as a
+    /// client whose calls differ makes it (a provider builds each call's URL
+    /// from its target).
+    static func bareAsyncHTTPClientBuildingURL(_ client: HTTPClient, baseURL: URL) -> BenchOperation {
+        let decoder = JSONDecoder()
+        return {
+            let request = HTTPClientRequest(url: baseURL.appendingPathComponent("json").absoluteString)
+            let body = try await collect(client.execute(request, deadline: .distantFuture))
+            _ = try decoder.decode(Payload.self, from: body)
+        }
+    }
+
+    /// `URLSession.data(for:)` as ``bareURLSession(_:baseURL:)``, with the
+    /// request made for every call from the base URL and the path.
+    static func bareURLSessionBuildingURL(_ session: URLSession, baseURL: URL) -> BenchOperation {
+        let decoder = JSONDecoder()
+        return {
+            let (data, _) = try await session.data(for: URLRequest(url: baseURL.appendingPathComponent("json")))
+            _ = try decoder.decode(Payload.self, from: data)
         }
     }
 

@@ -23,7 +23,7 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|transport|bare|bare-delegate[-pinned] N [C] [--nginx]:
+// --profile NAME courier|provider|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
 // only N requests (C at a time, 1 unless given) of one side of the HTTP pair
 // whose name contains NAME ("transport": its transport called directly,
 // without the provider and the transfer stage), for a profiler such as
@@ -51,15 +51,16 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
         log("no pair named like \(arguments[index + 1]); pairs: \(pairs.map(\.name))")
         exit(2)
     }
+    let decodes = pair.name.hasPrefix("pipeline")
     // "bare-delegate": the client's API that sees each chunk (AsyncHTTPClient's
     // delegate API; URLSession's data(for:delegate:) with a task delegate).
     let client: BenchClient = switch arguments[index + 2] {
     case "bare": pair.bare()
     // In a pipeline pair it decodes the payload too, as the pair's sides do.
     case "bare-delegate" where pair.name.contains("URLSession"):
-        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL, decodes: pair.name.hasPrefix("pipeline")) }()
+        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL, decodes: decodes) }()
     case "bare-delegate": ClientSet.onHTTPClient {
-        Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL, decodes: pair.name.hasPrefix("pipeline"))
+        Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL, decodes: decodes)
     }()
     // The delegate API with every request and connection on one loop: what
     // it costs when no callback crosses threads.
@@ -67,8 +68,18 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
         Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL, eventLoop: .delegateAndChannel(on: $0.eventLoopGroup.next()))
     }()
     case "transport" where pair.name.contains("URLSession"):
-        ClientSet.onURLSessionTransport { Clients.transportDirect($0, baseURL: baseURL) }()
-    case "transport": ClientSet.onHTTPClient { Clients.transportDirect(AsyncHTTPClientTransport(client: $0), baseURL: baseURL) }()
+        ClientSet.onURLSessionTransport { Clients.transportDirect($0, baseURL: baseURL, decodes: decodes) }()
+    case "transport": ClientSet.onHTTPClient {
+        Clients.transportDirect(AsyncHTTPClientTransport(client: $0), baseURL: baseURL, decodes: decodes)
+    }()
+    // The layers of a pipeline pair (Benchmarks/layers): the bare client
+    // making its request for every call, and a provider without plugins.
+    case "bare-url" where pair.name.contains("URLSession"):
+        ClientSet.onSession { Clients.bareURLSessionBuildingURL($0, baseURL: baseURL) }()
+    case "bare-url": ClientSet.onHTTPClient { Clients.bareAsyncHTTPClientBuildingURL($0, baseURL: baseURL) }()
+    case "provider" where pair.name.contains("URLSession"):
+        ClientSet.onURLSessionTransport { Clients.courierWithoutPlugins(on: $0, baseURL: baseURL) }()
+    case "provider": ClientSet.onHTTPClient { Clients.courierWithoutPlugins(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL) }()
     default: pair.courier()
     }
     let operation = client.operation
