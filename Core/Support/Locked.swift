@@ -68,11 +68,11 @@ struct LockedParts<Fixed, Value> {
 }
 
 /// One allocation holding a part that never changes, read without the lock,
-/// a value guarded by a mutex, and the mutex: ``Locked`` (with no fixed
-/// part), and objects every call makes that are shared between threads and
-/// change in one place only (a response, whose `HTTPURLResponse` is made on
-/// first read), where a lock object of their own would cost every call
-/// another allocation.
+/// a value guarded by a mutex, and the mutex. It is the storage of
+/// ``Locked`` (with no fixed part), and of objects that every call makes,
+/// shares between threads and changes in one place only (a response, whose
+/// `HTTPURLResponse` is made on first read): a lock object of their own
+/// would cost every call another allocation.
 ///
 /// The fixed part is written once, before the storage is shared, so reading
 /// it needs no lock.
