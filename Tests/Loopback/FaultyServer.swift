@@ -40,7 +40,8 @@ public final class FaultyServer: Sendable {
     /// connection: a test that stops reading waits on it to know what the
     /// client did meanwhile.
     public struct EndlessProgress: Sendable {
-        /// The bytes of endless bodies written so far.
+        /// The bytes of endless bodies handed to their connections so far
+        /// (some may still wait in the server's buffers, not yet sent).
         public var bytesWritten = 0
         /// The connections on which writing an endless body failed: the
         /// client closed them.
