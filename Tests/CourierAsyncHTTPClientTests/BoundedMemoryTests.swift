@@ -117,7 +117,9 @@ import Testing
                             received += chunk.count
                             if received >= wanted { break }
                             if kind == .urlSession {
-                                try await Self.waitUntilTheClientCloses(server)
+                                try await waitUntil("the client closes the connection", within: 60) {
+                                    server.endlessConnectionsClosed > 0
+                                }
                             } else {
                                 // The slow reader, the point of the test.
                                 try await Task.sleep(for: .microseconds(500))
@@ -140,20 +142,6 @@ import Testing
                 Issue.record("\(kind): unexpected \(outcome)")
             }
             #expect(growth < Self.growthLimit(kind), "the resident memory grew by \(growth) MiB")
-        }
-    }
-
-    /// Returns once the client has closed the connection of an endless body,
-    /// checking every 10 ms; fails the test after 60 s.
-    private static func waitUntilTheClientCloses(_ server: FaultyServer) async throws {
-        let clock = ContinuousClock()
-        let giveUp = clock.now + .seconds(60)
-        while server.endlessProgress.connectionsClosed == 0 {
-            guard clock.now < giveUp else {
-                Issue.record("the client kept the connection open for 60 s; the server wrote \(server.endlessProgress.bytesWritten) bytes")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

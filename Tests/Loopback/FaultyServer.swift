@@ -34,22 +34,12 @@ public final class FaultyServer: Sendable {
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let serving: Task<Void, Never>
     private let connections = Protected<[ObjectIdentifier: any Channel]>([:])
-    private let endless = Protected(EndlessProgress())
+    private let endlessClosed = Protected(0)
 
-    /// How far the server got with ``Fault/endlessChunked`` bodies, on every
-    /// connection: a test that stops reading waits on it to know what the
-    /// client did meanwhile.
-    public struct EndlessProgress: Sendable {
-        /// The bytes of endless bodies handed to their connections so far
-        /// (some may still wait in the server's buffers, not yet sent).
-        public var bytesWritten = 0
-        /// The connections on which writing an endless body failed: the
-        /// client closed them.
-        public var connectionsClosed = 0
-    }
-
-    /// How far the server got with endless bodies so far.
-    public var endlessProgress: EndlessProgress { endless.withLock { $0 } }
+    /// The connections on which writing a ``Fault/endlessChunked`` body
+    /// failed because the client closed them: a test that stops reading
+    /// waits on it to know the client gave up.
+    public var endlessConnectionsClosed: Int { endlessClosed.withLock { $0 } }
 
     /// The URL that triggers `fault`.
     public func url(_ fault: Fault) -> URL {
@@ -65,11 +55,11 @@ public final class FaultyServer: Sendable {
         self.port = listener.port
         self.channel = listener.channel
         let connections = self.connections
-        let endless = self.endless
+        let endlessClosed = self.endlessClosed
         self.serving = listener.serveEach { connection in
             let id = ObjectIdentifier(connection.channel)
             connections.withLock { $0[id] = connection.channel }
-            await Self.serve(connection, endless: endless)
+            await Self.serve(connection, endlessClosed: endlessClosed)
             connections.withLock { _ = $0.removeValue(forKey: id) }
         }
     }
@@ -86,7 +76,7 @@ public final class FaultyServer: Sendable {
 
     // MARK: - One connection
 
-    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, endless: Protected<EndlessProgress>) async {
+    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, endlessClosed: Protected<Int>) async {
         try? await connection.executeThenClose { inbound, outbound in
             var request = ByteBuffer()
             for try await var chunk in inbound {
@@ -99,7 +89,7 @@ public final class FaultyServer: Sendable {
                     request.clear()
                     continue
                 }
-                try await misbehave(fault, connection: connection.channel, outbound: outbound, endless: endless)
+                try await misbehave(fault, connection: connection.channel, outbound: outbound, endlessClosed: endlessClosed)
                 return
             }
         }
@@ -109,7 +99,7 @@ public final class FaultyServer: Sendable {
         _ fault: Fault,
         connection: any Channel,
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        endless: Protected<EndlessProgress>
+        endlessClosed: Protected<Int>
     ) async throws {
         func write(_ text: String) async throws { try await outbound.write(ByteBuffer(string: text)) }
         func head(_ fields: String) -> String { "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\(fields)\r\n" }
@@ -141,12 +131,9 @@ public final class FaultyServer: Sendable {
             try await write(head("Transfer-Encoding: chunked\r\n"))
             let chunk = ByteBuffer(string: "10000\r\n" + String(repeating: "x", count: 0x10000) + "\r\n")
             do {
-                while true {
-                    try await outbound.write(chunk)
-                    endless.withLock { $0.bytesWritten += 0x10000 }
-                }
+                while true { try await outbound.write(chunk) }
             } catch {
-                endless.withLock { $0.connectionsClosed += 1 }
+                endlessClosed.withLock { $0 += 1 }
                 throw error
             }
         case .gzipBomb, .deflateBomb:
