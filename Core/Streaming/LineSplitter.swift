@@ -1,131 +1,123 @@
 import Foundation
 
-/// Splits bytes that arrive in chunks into lines, whichever line ending a
-/// line has: LF, CRLF or a lone CR (as the server-sent events format allows
-/// all three). A CRLF split between two chunks is one line ending.
+/// Splits bytes that arrive in chunks into elements, one at a time: lines
+/// (LF, CRLF or a lone CR, as the server-sent events format allows all three;
+/// a CRLF split between two chunks is one line ending) or records that each
+/// start with a separator byte (JSON text sequences, RFC 7464, start each text
+/// with RS, 0x1E).
 ///
-/// A line is never longer than `maximumLength` bytes: past that, ``append(_:)``
-/// stops and sets ``overflow`` instead of holding more, so a server that never
-/// sends a line end cannot take the process's memory. The lines a chunk ended
-/// before the long one are still returned, so where chunks happen to split
-/// never changes what is read.
+/// Its memory follows the input still pending, never what came before: it
+/// holds the chunk being read and the one element not yet ended, and hands
+/// each element out as an array of its own, sized to it, when asked. Feed a
+/// chunk with ``feed(_:)``, then call ``next()`` until it returns `nil`, then
+/// feed the next chunk.
+///
+/// An element is never longer than `maximumLength` bytes: past that,
+/// ``next()`` sets ``overflow`` instead of holding more, so a server that never
+/// ends a line cannot take the process's memory. The elements ended before the
+/// long one are still handed out, so where chunks happen to split never
+/// changes what is read.
 struct LineSplitter: Sendable {
-    /// The line not yet ended, and whether one passed the limit.
-    private var pending: BoundedBytes
+    /// Where one element ends and the next begins.
+    enum Boundary: Sendable {
+        /// LF, CR or CRLF ends a line.
+        case lineEnding
+        /// Each record starts with this byte. Bytes before the first one are
+        /// a record too, so nothing a server sends is dropped unseen.
+        case separator(UInt8)
+    }
+
+    let boundary: Boundary
+    /// The longest element kept, in bytes.
+    let maximumLength: Int
+    /// The chunk being read, and how far.
+    private var chunk = Data()
+    private var offset = 0
+    /// The start of the element not yet ended, from earlier chunks.
+    private var pending: [UInt8] = []
     /// Whether the last byte seen was a CR, so an LF first in the next chunk
     /// ends nothing.
     private var afterCR = false
 
-    /// The longest line kept, in bytes.
-    var maximumLength: Int { pending.maximumLength }
-    /// Set once a line passed `maximumLength`; nothing is read after it.
-    var overflow: LineTooLong? { pending.overflow }
+    /// Set once an element passed `maximumLength`; nothing is read after it.
+    private(set) var overflow: LineTooLong?
 
-    init(maximumLength: Int) {
-        pending = BoundedBytes(maximumLength: maximumLength)
+    init(maximumLength: Int, boundary: Boundary = .lineEnding) {
+        self.maximumLength = maximumLength
+        self.boundary = boundary
     }
 
-    /// The lines `chunk` completes, in order, without their line endings, up
-    /// to a line that passes `maximumLength` (which sets ``overflow``).
-    mutating func append(_ chunk: some Collection<UInt8>) -> [[UInt8]] {
-        var lines: [[UInt8]] = []
-        guard overflow == nil else { return lines }
-        for byte in chunk {
-            switch byte {
-            case 0x0A where afterCR:
+    /// The bytes held: the chunk not yet read and the element not yet ended.
+    /// At most one chunk plus `maximumLength`, whatever came before.
+    var heldBytes: Int { chunk.count + pending.capacity }
+
+    /// Starts reading `chunk`. The last chunk must be read to its end
+    /// (``next()`` returned `nil`) first.
+    mutating func feed(_ chunk: Data) {
+        self.chunk = chunk
+        offset = 0
+    }
+
+    /// The next element the bytes fed so far complete, without its line
+    /// ending or separator; `nil` once the chunk is read, or when an element
+    /// passed `maximumLength` (which sets ``overflow``).
+    mutating func next() -> [UInt8]? {
+        guard overflow == nil, offset < chunk.count else { return release() }
+        let chunk = self.chunk
+        let found: (element: [UInt8]?, consumed: Int) = chunk.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = offset
+            if afterCR {
                 afterCR = false
-            case 0x0A, 0x0D:
-                lines.append(pending.take())
-                afterCR = byte == 0x0D
-            default:
-                afterCR = false
-                guard pending.append(byte) else { return lines }
+                if bytes[start] == 0x0A { start += 1 }
             }
+            var end = start
+            while end < bytes.count, !isBoundary(bytes[end]) { end += 1 }
+            let piece = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard pending.count + piece.count <= maximumLength else {
+                overflow = LineTooLong(limit: maximumLength)
+                pending = []
+                return (nil, bytes.count)
+            }
+            guard end < bytes.count else {
+                pending.append(contentsOf: piece)
+                return (nil, bytes.count)
+            }
+            if case .lineEnding = boundary { afterCR = bytes[end] == 0x0D }
+            guard !pending.isEmpty else { return (Array(piece), end + 1) }
+            pending.append(contentsOf: piece)
+            defer { pending = [] }
+            return (pending, end + 1)
         }
-        return lines
+        offset = found.consumed
+        return found.element ?? next()
     }
 
-    /// The last line, when the bytes ended without a line ending after it.
+    /// The last element, when the bytes ended without a line ending after it
+    /// (or, for records, after the last separator).
     mutating func finish() -> [UInt8]? {
-        pending.finish()
+        defer { pending = [] }
+        return pending.isEmpty || overflow != nil ? nil : pending
+    }
+
+    /// Lets go of a chunk read to its end: `nil`, for ``next()``.
+    private mutating func release() -> [UInt8]? {
+        if !chunk.isEmpty {
+            chunk = Data()
+            offset = 0
+        }
+        return nil
+    }
+
+    private func isBoundary(_ byte: UInt8) -> Bool {
+        switch boundary {
+        case .lineEnding: byte == 0x0A || byte == 0x0D
+        case .separator(let separator): byte == separator
+        }
     }
 }
 
 /// A line, event or record of a stream longer than its limit.
 struct LineTooLong: Error {
     let limit: Int
-}
-
-/// Splits bytes into records that each start with a separator byte, as JSON
-/// text sequences (RFC 7464) start each text with RS (0x1E).
-struct RecordSplitter: Sendable {
-    let separator: UInt8
-    /// The record not yet ended, and whether one passed the limit.
-    private var pending: BoundedBytes
-
-    /// Set once a record passed `maximumLength`; nothing is read after it.
-    var overflow: LineTooLong? { pending.overflow }
-
-    init(separator: UInt8, maximumLength: Int) {
-        self.separator = separator
-        pending = BoundedBytes(maximumLength: maximumLength)
-    }
-
-    /// The records `chunk` completes (each ends where the next separator
-    /// starts), without their separators, up to one that passes
-    /// `maximumLength` (which sets ``overflow``). Bytes before the first
-    /// separator are a record too, so nothing a server sends is dropped unseen.
-    mutating func append(_ chunk: some Collection<UInt8>) -> [[UInt8]] {
-        var records: [[UInt8]] = []
-        guard overflow == nil else { return records }
-        for byte in chunk {
-            if byte == separator {
-                records.append(pending.take())
-            } else {
-                guard pending.append(byte) else { return records }
-            }
-        }
-        return records
-    }
-
-    /// The last record, when the bytes ended after one.
-    mutating func finish() -> [UInt8]? {
-        pending.finish()
-    }
-}
-
-/// The bytes of one line or record not yet ended, never more than
-/// `maximumLength`: the byte past it sets ``overflow`` and drops what was held.
-private struct BoundedBytes: Sendable {
-    let maximumLength: Int
-    private var bytes: [UInt8] = []
-    private(set) var overflow: LineTooLong?
-
-    init(maximumLength: Int) {
-        self.maximumLength = maximumLength
-    }
-
-    /// Adds `byte`; `false` (and ``overflow`` set) when it would pass the limit.
-    mutating func append(_ byte: UInt8) -> Bool {
-        guard bytes.count < maximumLength else {
-            overflow = LineTooLong(limit: maximumLength)
-            bytes.removeAll()
-            return false
-        }
-        bytes.append(byte)
-        return true
-    }
-
-    /// The bytes held, which start again from none.
-    mutating func take() -> [UInt8] {
-        defer { bytes.removeAll(keepingCapacity: true) }
-        return bytes
-    }
-
-    /// The bytes held at the end of the stream, unless there are none or an
-    /// element overflowed.
-    mutating func finish() -> [UInt8]? {
-        defer { bytes.removeAll() }
-        return bytes.isEmpty || overflow != nil ? nil : bytes
-    }
 }

@@ -57,6 +57,10 @@ extension Provider {
     /// - Parameters:
     ///   - target: The endpoint to call.
     ///   - reconnection: Whether and how to reconnect; `nil` never does.
+    ///   - maximumTimeBetweenEvents: The longest wait for each connection's
+    ///     next event, in seconds, as
+    ///     ``StreamedResponse/serverSentEvents(maximumEventSize:maximumTimeBetweenEvents:)``
+    ///     has it; a connection past it is reconnected when a policy allows.
     ///   - streamOptions: Each connection's byte limit.
     ///   - options: Per-call options for the plugins.
     /// - Returns: The events, across reconnections.
@@ -65,11 +69,13 @@ extension Provider {
     public func serverSentEvents(
         _ target: Target,
         reconnection: ServerSentEventReconnection? = nil,
+        maximumTimeBetweenEvents: TimeInterval? = nil,
         streamOptions: StreamOptions = StreamOptions(),
         options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> ServerSentEventStream<Target> {
         let first = try await openStream(target, streamOptions: streamOptions, options: options, eventStream: true)
         return ServerSentEventStream(provider: self, target: target, first: first, reconnection: reconnection,
+                                     maximumTimeBetweenEvents: maximumTimeBetweenEvents,
                                      streamOptions: streamOptions, options: options)
     }
 
@@ -88,7 +94,7 @@ extension Provider {
             // An event stream: say so, and where to resume.
             defaults["Accept"] = "text/event-stream"
             defaults["Cache-Control"] = "no-cache"
-            if let lastEventID { extra["Last-Event-ID"] = lastEventID }
+            if let lastEventID, !lastEventID.isEmpty { extra["Last-Event-ID"] = lastEventID }
         }
         let head: Response
         do {

@@ -25,29 +25,30 @@ public struct ResponseLines: AsyncSequence, Sendable {
 
         var chunks: ResponseByteStream.Iterator
         var splitter: LineSplitter
-        var ready: [[UInt8]] = []
         var ended = false
 
         /// The next line, without its line ending, or `nil` at the end.
         /// - Throws: ``NetworkError``: the body's failure, or
         ///   ``NetworkError/responseTooLarge(_:)`` for a line over its limit.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> String? {
-            while ready.isEmpty {
+            while true {
+                if let line = splitter.next() {
+                    chunks.reader.body.countElement()
+                    return String(decoding: line, as: UTF8.self)
+                }
                 if let overflow = splitter.overflow {
-                    let body = chunks.reader.body
                     ended = true
-                    throw body.refuse(overflow)
+                    throw chunks.reader.body.refuse(overflow)
                 }
                 guard !ended else { return nil }
-                if let chunk = try await chunks.next(isolation: actor) {
-                    ready = splitter.append(chunk).reversed()
-                } else {
+                guard let chunk = try await chunks.next(isolation: actor) else {
                     ended = true
-                    if let last = splitter.finish() { ready = [last] }
+                    guard let last = splitter.finish() else { return nil }
+                    chunks.reader.body.countElement()
+                    return String(decoding: last, as: UTF8.self)
                 }
+                splitter.feed(chunk)
             }
-            chunks.reader.body.countElement()
-            return String(decoding: ready.removeLast(), as: UTF8.self)
         }
 
         /// The next line, or `nil` at the end.
@@ -84,12 +85,14 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
     let body: ResponseByteStream
     let maximumEventSize: Int
+    let maximumTimeBetweenEvents: TimeInterval?
 
     /// Makes the iterator that reads the sequence (once).
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumEventSize),
-                 parser: ServerSentEventParser(maximumDataLength: maximumEventSize))
+                 parser: ServerSentEventParser(maximumDataLength: maximumEventSize),
+                 maximumTimeBetweenEvents: maximumTimeBetweenEvents)
     }
 
     /// Reads the events; dropping it before the end closes the connection.
@@ -102,12 +105,13 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         var chunks: ResponseByteStream.Iterator
         var splitter: LineSplitter
         var parser: ServerSentEventParser
-        var ready: [ServerSentEvent] = []
+        let maximumTimeBetweenEvents: TimeInterval?
         var ended = false
-        /// An event over its limit, raised once the events before it are read.
-        var overflow: LineTooLong?
+        /// When the last event was handed out (or the iterator made).
+        var lastEvent = ContinuousClock.now
 
-        /// The ID the stream last set, for a reconnection's `Last-Event-ID`.
+        /// The ID of the last event handed out, for a reconnection's
+        /// `Last-Event-ID`.
         var lastEventID: String? { parser.lastID }
         /// The reconnection time the stream last set, in milliseconds.
         var reconnectionTime: Int? { parser.reconnectionTime }
@@ -117,28 +121,37 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// - Throws: ``NetworkError``: the body's failure, or
         ///   ``NetworkError/responseTooLarge(_:)`` for an event over its limit.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> ServerSentEvent? {
-            while ready.isEmpty {
-                if let overflow = overflow ?? splitter.overflow {
-                    let body = chunks.reader.body
+            while true {
+                while let line = splitter.next() {
+                    let event: ServerSentEvent?
+                    do {
+                        event = try parser.parse(line: line)
+                    } catch {
+                        ended = true
+                        throw chunks.reader.body.refuse(error)
+                    }
+                    if let event {
+                        chunks.reader.body.countElement()
+                        lastEvent = .now
+                        return event
+                    }
+                }
+                if let overflow = splitter.overflow {
                     ended = true
-                    throw body.refuse(overflow)
+                    throw chunks.reader.body.refuse(overflow)
                 }
                 guard !ended, let chunk = try await chunks.next(isolation: actor) else {
                     ended = true
                     return nil
                 }
-                for line in splitter.append(chunk) {
-                    do {
-                        if let event = try parser.parse(line: line) { ready.append(event) }
-                    } catch {
-                        overflow = error
-                        break
-                    }
+                if let limit = maximumTimeBetweenEvents, lastEvent.duration(to: .now) > .seconds(limit) {
+                    ended = true
+                    let failure = NetworkError.timedOut(TransferTimeout.betweenEvents(limit))
+                    chunks.reader.body.stop(failing: failure)
+                    throw failure
                 }
-                ready.reverse()
+                splitter.feed(chunk)
             }
-            chunks.reader.body.countElement()
-            return ready.removeLast()
         }
 
         /// The next event, or `nil` at the end.
@@ -174,8 +187,8 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(sequence: self, chunks: body.makeAsyncIterator(),
-                 lines: LineSplitter(maximumLength: maximumLength),
-                 records: RecordSplitter(separator: 0x1E, maximumLength: maximumLength))
+                 splitter: LineSplitter(maximumLength: maximumLength,
+                                        boundary: framing == .lines ? .lineEnding : .separator(0x1E)))
     }
 
     /// Reads the values; dropping it before the end closes the connection.
@@ -187,14 +200,10 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
 
         let sequence: JSONSequence
         var chunks: ResponseByteStream.Iterator
-        var lines: LineSplitter
-        var records: RecordSplitter
-        var ready: [[UInt8]] = []
+        var splitter: LineSplitter
         var ended = false
         /// The index of the next element.
         var index = 0
-        /// Whether the last record is the stream's final one, read at its end.
-        var lastIsFinal = false
 
         /// The next value, or `nil` at the end.
         /// - Throws: ``NetworkError``: the body's failure,
@@ -203,44 +212,51 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
         ///   ``StreamElementFailure`` for one that does not decode.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Value? {
             while true {
-                while let element = ready.popLast() {
-                    let isFinal = ready.isEmpty && lastIsFinal
-                    let body = chunks.reader.body
-                    switch Text(element, framing: sequence.framing, isFinal: isFinal) {
-                    case .blank:
-                        continue
-                    case .json(let bytes):
-                        defer { index += 1 }
-                        do {
-                            let value = try sequence.decoder.decode(Value.self, from: Data(bytes))
-                            body.countElement()
-                            return value
-                        } catch {
-                            throw body.refuse(index: index, of: sequence.head, because: String(describing: error))
-                        }
-                    case .cutShort:
-                        throw body.refuse(index: index, of: sequence.head,
-                                          because: "the last text was cut short: it does not end with a line feed")
-                    }
-                }
-                if let overflow = lines.overflow ?? records.overflow {
-                    let body = chunks.reader.body
+                let element: [UInt8]
+                var isFinal = false
+                if let next = splitter.next() {
+                    element = next
+                } else if let overflow = splitter.overflow {
                     ended = true
-                    throw body.refuse(overflow)
-                }
-                guard !ended else { return nil }
-                if let chunk = try await chunks.next(isolation: actor) {
-                    switch sequence.framing {
-                    case .lines: ready = lines.append(chunk)
-                    case .recordSeparator: ready = records.append(chunk)
-                    }
+                    throw chunks.reader.body.refuse(overflow)
+                } else if ended {
+                    return nil
+                } else if let chunk = try await chunks.next(isolation: actor) {
+                    splitter.feed(chunk)
+                    continue
                 } else {
                     ended = true
-                    let last = sequence.framing == .lines ? lines.finish() : records.finish()
-                    ready = last.map { [$0] } ?? []
-                    lastIsFinal = true
+                    guard let last = splitter.finish() else { return nil }
+                    (element, isFinal) = (last, true)
                 }
-                ready.reverse()
+                if let value = try decode(element, isFinal: isFinal) { return value }
+            }
+        }
+
+        /// One element's value, or `nil` for a blank one.
+        private mutating func decode(_ element: [UInt8], isFinal: Bool) throws(NetworkError) -> Value? {
+            let body = chunks.reader.body
+            switch Text(element, framing: sequence.framing, isFinal: isFinal) {
+            case .blank:
+                return nil
+            case .json(let bytes):
+                defer { index += 1 }
+                let data = Data(bytes)
+                let depth = JSONNesting.defaultMaximumDepth
+                guard !JSONNesting.exceeds(depth, in: data) else {
+                    throw body.refuse(index: index, of: sequence.head,
+                                      because: "it nests arrays and objects deeper than \(depth) levels")
+                }
+                do {
+                    let value = try sequence.decoder.decode(Value.self, from: data)
+                    body.countElement()
+                    return value
+                } catch {
+                    throw body.refuse(index: index, of: sequence.head, because: String(describing: error))
+                }
+            case .cutShort:
+                throw body.refuse(index: index, of: sequence.head,
+                                  because: "the last text was cut short: it does not end with a line feed")
             }
         }
 

@@ -41,9 +41,18 @@ public struct ServerSentEvent: Sendable, Equatable {
     ///   - type: The type to decode.
     ///   - decoder: The decoder to use.
     /// - Returns: The decoded value.
-    /// - Throws: The decoder's error when the data is not a `type` in JSON.
+    /// - Throws: ``MappingLimitExceeded`` when the data nests arrays and
+    ///   objects deeper than ``JSONNesting/defaultMaximumDepth`` levels (no
+    ///   parser sees it then), or the decoder's error when the data is not a
+    ///   `type` in JSON.
     public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value {
-        try decoder.decode(type, from: Data(data.utf8))
+        let json = Data(data.utf8)
+        let depth = JSONNesting.defaultMaximumDepth
+        guard !JSONNesting.exceeds(depth, in: json) else {
+            throw MappingLimitExceeded(limit: "JSONNesting.defaultMaximumDepth", maximum: depth,
+                                       reason: "the event's data nests arrays and objects deeper than \(depth) levels")
+        }
+        return try decoder.decode(type, from: json)
     }
 }
 
@@ -59,6 +68,10 @@ struct ServerSentEventParser: Sendable {
     private var eventType = ""
     private var data: [UInt8] = []
     private var hasData = false
+    /// The ID the `id` fields of the event being read set; it becomes the
+    /// stream's last event ID only when that event is dispatched.
+    private var idBuffer: String?
+    /// The ID of the last event dispatched.
     private var lastEventID: String?
     private var retry: Int?
     private var sawFirstLine = false
@@ -98,7 +111,7 @@ struct ServerSentEventParser: Sendable {
             data.append(contentsOf: value)
             hasData = true
         case .id:
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
         case .retry:
             if !value.isEmpty, value.count <= 9, value.allSatisfy({ (0x30...0x39).contains($0) }) {
                 retry = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
@@ -110,7 +123,9 @@ struct ServerSentEventParser: Sendable {
         return nil
     }
 
-    /// The ID the last event (or `id` field) set, for `Last-Event-ID`.
+    /// The ID the last dispatched event set, for `Last-Event-ID`: an event
+    /// cut off by a dropped connection sets none. Empty when an event reset
+    /// it (`id` with no value), which sends no header.
     var lastID: String? { lastEventID }
     /// The reconnection time the stream last set with `retry`, in
     /// milliseconds, whether or not an event was dispatched after it.
@@ -119,10 +134,12 @@ struct ServerSentEventParser: Sendable {
     private mutating func dispatch() -> ServerSentEvent? {
         defer {
             eventType = ""
-            data.removeAll(keepingCapacity: true)
+            data = []
             hasData = false
             retry = nil
         }
+        // The ID is taken on dispatch, with or without data, as browsers do.
+        lastEventID = idBuffer ?? lastEventID
         guard hasData else { return nil }
         return ServerSentEvent(event: eventType.isEmpty ? "message" : eventType,
                                data: String(decoding: data, as: UTF8.self), id: lastEventID, retry: retry)

@@ -1,7 +1,13 @@
 import Foundation
 
 /// When and how often a server-sent event stream is opened again after it
-/// ends or breaks off (see ``Provider/serverSentEvents(_:reconnection:streamOptions:options:)``).
+/// ends or breaks off (see ``Provider/serverSentEvents(_:reconnection:maximumTimeBetweenEvents:streamOptions:options:)``).
+///
+/// The wait before a reconnection is the server's `retry` (or ``delay``),
+/// never less than ``minimumDelay`` nor more than ``maximumDelay``, and it
+/// doubles with each reconnection in a row whose connection lasted less than
+/// ``maximumDelay``: a server that closes every connection after one event
+/// is asked again less and less often, down to once every ``maximumDelay``.
 public struct ServerSentEventReconnection: Sendable {
     /// How many times in a row the stream is opened again without an event
     /// arriving in between; an event resets the count.
@@ -9,18 +15,35 @@ public struct ServerSentEventReconnection: Sendable {
     /// The wait before opening it again, until the server sets its own with
     /// a `retry` field.
     public var delay: TimeInterval
-    /// The longest wait a server's `retry` can ask for.
+    /// The shortest wait, whatever the server asks for with `retry`.
+    public var minimumDelay: TimeInterval
+    /// The longest wait, whatever the server asks for and however long the
+    /// back-off has grown.
     public var maximumDelay: TimeInterval
 
     /// Creates a policy.
     /// - Parameters:
     ///   - maximumAttempts: Reconnections in a row without an event; 3 by default.
     ///   - delay: The wait before each, until the server sets one; 3 s by default.
-    ///   - maximumDelay: The longest wait a server can ask for; 60 s by default.
-    public init(maximumAttempts: Int = 3, delay: TimeInterval = 3, maximumDelay: TimeInterval = 60) {
+    ///   - minimumDelay: The shortest wait a server can ask for; 1 s by default.
+    ///   - maximumDelay: The longest wait; 60 s by default.
+    public init(maximumAttempts: Int = 3, delay: TimeInterval = 3, minimumDelay: TimeInterval = 1,
+                maximumDelay: TimeInterval = 60) {
         self.maximumAttempts = maximumAttempts
         self.delay = delay
+        self.minimumDelay = minimumDelay
         self.maximumDelay = maximumDelay
+    }
+
+    /// The wait before a reconnection, in seconds.
+    /// - Parameters:
+    ///   - serverRetry: The server's `retry`, in milliseconds, if it set one.
+    ///   - quickReconnections: The reconnections in a row so far whose
+    ///     connection did not last ``maximumDelay``, this one included.
+    func wait(serverRetry: Int?, quickReconnections: Int) -> TimeInterval {
+        let base = Swift.max(serverRetry.map { Double($0) / 1000 } ?? delay, minimumDelay)
+        let doublings = Swift.min(Swift.max(quickReconnections - 1, 0), 30)
+        return Swift.min(base * Double(1 << doublings), Swift.max(maximumDelay, minimumDelay))
     }
 }
 
@@ -35,17 +58,23 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
     let target: Target
     let first: StreamedResponse
     let reconnection: ServerSentEventReconnection?
+    let maximumTimeBetweenEvents: TimeInterval?
     let streamOptions: StreamOptions
     let options: RequestOptions
 
     /// The first connection's response head.
     public var head: Response { first.head }
 
+    /// The events of one connection, with this stream's limits.
+    func events(of response: StreamedResponse) -> ServerSentEvents.Iterator {
+        response.serverSentEvents(maximumTimeBetweenEvents: maximumTimeBetweenEvents).makeAsyncIterator()
+    }
+
     /// Makes the iterator that reads the sequence (once).
 
     public func makeAsyncIterator() -> Iterator {
         // A 204 says there is nothing to stream, and no reconnecting.
-        Iterator(stream: self, events: first.statusCode == 204 ? nil : first.serverSentEvents.makeAsyncIterator())
+        Iterator(stream: self, events: first.statusCode == 204 ? nil : events(of: first))
     }
 
     /// Reads the events, reconnecting as the stream's policy says.
@@ -60,6 +89,11 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
         var attempts = 0
         var lastEventID: String?
         var reconnectionTime: Int?
+        /// When the connection being read was opened.
+        var connectedAt = ContinuousClock.now
+        /// Reconnections in a row whose connection ended before
+        /// ``ServerSentEventReconnection/maximumDelay``.
+        var quickReconnections = 0
 
         /// The next event, or `nil` once the stream ended for good.
         /// - Throws: ``NetworkError`` when the stream fails and may not (or may
@@ -88,6 +122,8 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
                     if let failure { throw failure }
                     return nil
                 }
+                let lasted = connectedAt.duration(to: .now) >= .seconds(policy.maximumDelay)
+                quickReconnections = lasted ? 0 : quickReconnections + 1
                 events = try await reconnect(policy, after: failure)
             }
         }
@@ -105,7 +141,7 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
             var lastFailure = failure
             while attempts < policy.maximumAttempts {
                 attempts += 1
-                let delay = reconnectionTime.map { Swift.min(Double($0) / 1000, policy.maximumDelay) } ?? policy.delay
+                let delay = policy.wait(serverRetry: reconnectionTime, quickReconnections: quickReconnections)
                 do {
                     try await Task.sleep(nanoseconds: Watchdog.nanoseconds(delay))
                 } catch {
@@ -116,10 +152,12 @@ public struct ServerSentEventStream<Target: TargetType>: AsyncSequence, Sendable
                         stream.target, streamOptions: stream.streamOptions, options: stream.options,
                         eventStream: true, lastEventID: lastEventID)
                     if response.statusCode == 204 { return nil }
-                    return response.serverSentEvents.makeAsyncIterator()
+                    connectedAt = .now
+                    return stream.events(of: response)
                 } catch {
                     guard Self.isReconnectable(error) else { throw error }
                     lastFailure = error
+                    quickReconnections += 1
                 }
             }
             if let lastFailure { throw lastFailure }

@@ -62,11 +62,20 @@ public struct StreamedResponse: Sendable {
     ///     print(event.event, event.data)
     /// }
     /// ```
-    /// - Parameter maximumEventSize: The largest event data accepted (and the
-    ///   longest line); past it the stream ends with
-    ///   ``NetworkError/responseTooLarge(_:)``. 1 MiB by default.
-    public func serverSentEvents(maximumEventSize: Int = 1 << 20) -> ServerSentEvents {
-        ServerSentEvents(body: body, maximumEventSize: maximumEventSize)
+    /// - Parameters:
+    ///   - maximumEventSize: The largest event data accepted (and the
+    ///     longest line); past it the stream ends with
+    ///     ``NetworkError/responseTooLarge(_:)``. 1 MiB by default.
+    ///   - maximumTimeBetweenEvents: The longest wait for the next event, in
+    ///     seconds, or `nil` (the default) for no limit. Comments and fields
+    ///     of an event not yet ended do not count: a server that sends only
+    ///     those ends the stream with ``NetworkError/timedOut(_:)``
+    ///     (``TransferTimeout/betweenEvents(_:)``) when its next bytes arrive
+    ///     past the limit. A server that sends nothing at all meets the
+    ///     target's idle time-out first.
+    public func serverSentEvents(maximumEventSize: Int = 1 << 20,
+                                 maximumTimeBetweenEvents: TimeInterval? = nil) -> ServerSentEvents {
+        ServerSentEvents(body: body, maximumEventSize: maximumEventSize, maximumTimeBetweenEvents: maximumTimeBetweenEvents)
     }
 
     /// The body as server-sent events, none larger than 1 MiB.

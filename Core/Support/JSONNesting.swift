@@ -12,6 +12,11 @@ import Foundation
 /// }
 /// ```
 public enum JSONNesting {
+    /// The depth Courier's JSON mappers and streamed JSON views accept unless
+    /// told otherwise: far deeper than any document a service means to send,
+    /// far shallower than a recursive parser's stack can take.
+    public static let defaultMaximumDepth = 128
+
     /// Whether arrays and objects in `data` nest deeper than `maximum`
     /// levels. Brackets inside strings do not count; the text is otherwise
     /// not validated (the parser does that next).

@@ -47,6 +47,9 @@ public enum TransferTimeout: Error, Sendable, Equatable, CustomStringConvertible
     /// The whole call took longer than its deadline, in seconds, however
     /// steadily bytes were moving.
     case deadline(TimeInterval)
+    /// A server-sent event stream brought no event for this many seconds,
+    /// though bytes may have come (comments, fields of an event never ended).
+    case betweenEvents(TimeInterval)
 
     public var description: String {
         switch self {
@@ -54,6 +57,9 @@ public enum TransferTimeout: Error, Sendable, Equatable, CustomStringConvertible
             "nothing was sent or received for \(Self.format(seconds)) s; raise the target's timeout if the server is slow"
         case .deadline(let seconds):
             "the transfer took longer than its \(Self.format(seconds)) s deadline; raise the target's or provider's deadline"
+        case .betweenEvents(let seconds):
+            "no server-sent event arrived for \(Self.format(seconds)) s, whatever else the server sent; "
+                + "raise maximumTimeBetweenEvents if the server is quiet on purpose"
         }
     }
 

@@ -154,7 +154,7 @@ import Testing
                 }
             }
             let events = try await provider.serverSentEvents(TestTarget(server.baseURL, path: "/feed"),
-                                                             reconnection: .init(maximumAttempts: 2, delay: 0.01))
+                                                             reconnection: .init(maximumAttempts: 2, delay: 0.01, minimumDelay: 0.01))
             var seen: [String] = []
             for try await event in events { seen.append(event.data) }
             #expect(seen == ["a", "b", "c"])
@@ -170,7 +170,7 @@ import Testing
             // Each connection breaks off mid-body; two reconnections, then the
             // failure reaches the caller.
             let events = try await provider.serverSentEvents(TestTarget(server.url(.closeEarly), path: ""),
-                                                             reconnection: .init(maximumAttempts: 2, delay: 0.01))
+                                                             reconnection: .init(maximumAttempts: 2, delay: 0.01, minimumDelay: 0.01))
             do {
                 for try await _ in events {}
                 Issue.record("expected the stream to fail")

@@ -37,6 +37,7 @@ func explain(_ error: NetworkError) -> String {
         switch reason {
         case .idle(let seconds): return "nothing was sent or received for \(seconds) s"
         case .deadline(let seconds): return "the transfer took longer than \(seconds) s"
+        case .betweenEvents(let seconds): return "no event came for \(seconds) s"
         }
     case .responseTooLarge(let failure):
         return "the body passed its \(failure.bytes)-byte limit"

@@ -4,7 +4,10 @@ import Foundation
 /// The streamed-body parsers: lines (LF, CRLF, CR), server-sent events and
 /// RS-separated records, fed the input whole and again in two chunks split
 /// where the first byte says. Both readings must agree, no line or event may
-/// pass its limit, and nothing may trap.
+/// pass its limit, nothing may trap, and after every element the splitter
+/// holds no more than the chunk it reads and one element not yet ended
+/// (twice the limit, for an array's growth): its memory follows the input
+/// still pending, never the longest line it saw before.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard count > 0 else { return 0 }
@@ -25,25 +28,39 @@ private struct Reading: Equatable {
     var recordFailure = false
 }
 
+private let limit = 64
+
+/// Every element of `chunks`, pulled one at a time, with the memory
+/// invariant checked after each.
+private func elements(_ splitter: inout LineSplitter, chunk: ArraySlice<UInt8>, _ take: ([UInt8]) -> Void) {
+    splitter.feed(Data(chunk))
+    while let element = splitter.next() {
+        precondition(splitter.heldBytes <= chunk.count + 2 * limit + 32,
+                     "holds \(splitter.heldBytes) bytes for a chunk of \(chunk.count)")
+        take(element)
+    }
+    precondition(splitter.heldBytes <= 2 * limit + 32, "holds \(splitter.heldBytes) bytes once the chunk is read")
+}
+
 private func read(_ input: [UInt8], chunks: [ArraySlice<UInt8>]) -> Reading {
-    let limit = 64
     var reading = Reading()
     var lines = LineSplitter(maximumLength: limit)
     var eventLines = LineSplitter(maximumLength: limit)
     var parser = ServerSentEventParser(maximumDataLength: limit)
-    var records = RecordSplitter(separator: 0x1E, maximumLength: limit)
+    var records = LineSplitter(maximumLength: limit, boundary: .separator(0x1E))
     for chunk in chunks {
-        reading.lines += lines.append(chunk)
+        elements(&lines, chunk: chunk) { reading.lines.append($0) }
         if !reading.eventFailure {
-            do {
-                for line in eventLines.append(chunk) {
+            elements(&eventLines, chunk: chunk) { line in
+                guard !reading.eventFailure else { return }
+                do {
                     if let event = try parser.parse(line: line) { reading.events.append(event) }
+                } catch {
+                    reading.eventFailure = true
                 }
-            } catch {
-                reading.eventFailure = true
             }
         }
-        reading.records += records.append(chunk)
+        elements(&records, chunk: chunk) { reading.records.append($0) }
     }
     reading.lineFailure = lines.overflow != nil
     reading.eventFailure = reading.eventFailure || eventLines.overflow != nil
