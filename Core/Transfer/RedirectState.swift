@@ -71,18 +71,14 @@ struct RedirectState: Sendable {
             throw .redirectRefused(.refusedByPolicy(statusCode: statusCode))
         }
         if crossesOrigin {
-            Origin.stripCredentials(from: &next.urlRequest)
+            Origin.strip(policy.credentialHeaders, from: &next.urlRequest)
         }
         return next
     }
 }
 
-/// Same-origin checks and the header fields that never leave their origin.
+/// Same-origin checks, and dropping the header fields that never leave their origin.
 enum Origin {
-    /// Header fields that carry credentials and never follow a request to
-    /// another origin.
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
     static func same(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
         return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
@@ -90,8 +86,9 @@ enum Origin {
             && effectivePort(lhs) == effectivePort(rhs)
     }
 
-    static func stripCredentials(from request: inout URLRequest) {
-        for name in credentialHeaders where request.value(forHTTPHeaderField: name) != nil {
+    /// Drops the header fields named in `names` (compared ignoring case).
+    static func strip(_ names: Set<String>, from request: inout URLRequest) {
+        for name in names where request.value(forHTTPHeaderField: name) != nil {
             request.setValue(nil, forHTTPHeaderField: name)
         }
     }

@@ -38,6 +38,19 @@ public struct TransferConfiguration: Sendable {
         /// }
         /// ```
         public var decide: (@Sendable (RedirectHop) -> RedirectDecision)?
+        /// The header fields dropped from a request that a redirect sends to
+        /// another origin (compared ignoring case); by default
+        /// ``defaultCredentialHeaders``. Add the name of any field that
+        /// carries a secret of your own.
+        public var credentialHeaders: Set<String>
+
+        /// The header fields that carry credentials in common use, and that
+        /// the logging plugin hides too: `Authorization`,
+        /// `Proxy-Authorization`, `Cookie`, `X-Api-Key`, `Api-Key` and
+        /// `X-Auth-Token`.
+        public static let defaultCredentialHeaders: Set<String> = [
+            "Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "Api-Key", "X-Auth-Token",
+        ]
 
         /// Creates a redirect policy.
         /// - Parameters:
@@ -47,13 +60,17 @@ public struct TransferConfiguration: Sendable {
         ///   - allowsBodyToOtherOrigins: Whether a body may follow a redirect
         ///     to another origin.
         ///   - decide: Asked before each redirect; `nil` follows them all.
+        ///   - credentialHeaders: The header fields that never follow a
+        ///     request to another origin.
         public init(
             follows: Bool = true,
             maximum: Int = 10,
             allowsInsecureDowngrade: Bool = false,
             allowsBodyToOtherOrigins: Bool = false,
-            decide: (@Sendable (RedirectHop) -> RedirectDecision)? = nil
+            decide: (@Sendable (RedirectHop) -> RedirectDecision)? = nil,
+            credentialHeaders: Set<String> = defaultCredentialHeaders
         ) {
+            self.credentialHeaders = credentialHeaders
             self.follows = follows
             self.maximum = maximum
             self.allowsInsecureDowngrade = allowsInsecureDowngrade
