@@ -5,17 +5,19 @@ import Foundation
 /// parameters, form fields and JSON keys, and passwords in URLs.
 struct LogRedactor: Sendable {
     static let placeholder = URLRedactor.placeholder
-    static let credentialHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
-    ]
+    /// The fields that never leave their origin on a redirect, and the
+    /// cookies a response sets.
+    static let credentialHeaders: Set<String> = Set(
+        TransferConfiguration.Redirects.defaultCredentialHeaders.map { $0.lowercased() } + ["set-cookie"]
+    )
 
     private let headers: Set<String>
     /// The names whose values are hidden in queries, forms and JSON bodies.
     private let parameters: Set<String>
     private let urls: URLRedactor
     /// `name=value` after `?` or `&`, anywhere in a text (a URL inside an
-    /// error's description).
-    private let queryPattern: String?
+    /// error's description). Compiled once, with the plugin.
+    private let queryPattern: NSRegularExpression?
     /// `"name":` in JSON text, before the value it names.
     private let jsonKeyPattern: NSRegularExpression?
 
@@ -34,7 +36,9 @@ struct LogRedactor: Sendable {
         // percent-encoded or not); the value stops before a quote, so a
         // quoted URL in a cURL line keeps its closing quote.
         queryPattern = names.isEmpty ? nil
-            : #"(?<=[?&#])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#
+            : try? NSRegularExpression(
+                pattern: #"(?<=[?&#])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#,
+                options: [.caseInsensitive])
         jsonKeyPattern = names.isEmpty ? nil
             : try? NSRegularExpression(pattern: #""("# + names + #")"\s*:\s*"#, options: [.caseInsensitive])
     }
@@ -68,7 +72,9 @@ struct LogRedactor: Sendable {
     /// other URLs, a cURL line): named query parameters hidden wherever they
     /// appear.
     func text(_ text: String) -> String {
-        Self.replace(queryPattern, in: text, with: "$1=\(Self.placeholder)")
+        guard let queryPattern else { return text }
+        return queryPattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text),
+                                                     withTemplate: "$1=\(Self.placeholder)")
     }
 
     // MARK: - JSON
@@ -106,10 +112,5 @@ struct LogRedactor: Sendable {
             return array.map(jsonValue)
         }
         return value
-    }
-
-    private static func replace(_ pattern: String?, in text: String, with template: String) -> String {
-        guard let pattern, let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return text }
-        return regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
     }
 }
