@@ -129,6 +129,10 @@ final class ResponseBodyStream: Sendable {
         var machine: Machine
         /// Told when a chunk arrives, on the transport's thread, so the idle
         /// clock stops then and not when the reader gets to run.
+        ///
+        /// The transfer's abort handler holds this stream, so the stream lets
+        /// go of the transfer when the body ends: a cycle kept past the end
+        /// would keep both, and all they hold, for the life of the process.
         var arrivals: TransferControl?
     }
 
@@ -165,7 +169,11 @@ final class ResponseBodyStream: Sendable {
     /// delivered before stays readable, so the reader learns how much arrived;
     /// ``stop()`` drops it instead.
     func finish(throwing failure: NetworkError?) {
-        guard let reader = state.withLock({ $0.machine.finish(failure: failure) }) else { return }
+        let reader = state.withLock { state in
+            state.arrivals = nil
+            return state.machine.finish(failure: failure)
+        }
+        guard let reader else { return }
         if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
     }
 
@@ -173,14 +181,20 @@ final class ResponseBodyStream: Sendable {
     /// ends, unread chunks are dropped and their clients told they may go on,
     /// so no back-pressure promise is left waiting.
     func stop() {
-        let (dropped, reader) = state.withLock { $0.machine.stop() }
+        let (dropped, reader) = state.withLock { state in
+            state.arrivals = nil
+            return state.machine.stop()
+        }
         reader?.resume(throwing: NetworkError.cancelled)
         for chunk in dropped { chunk.whenConsumed?() }
     }
 
     /// Tells `control` of every chunk that arrives from now on.
     func reportArrivals(to control: TransferControl) {
-        state.withLock { $0.arrivals = control }
+        // A body that has ended has no arrivals to tell of.
+        state.withLock { state in
+            if state.machine.isStreaming { state.arrivals = control }
+        }
     }
 
     /// Whether a reader waits for the next chunk (for tests).

@@ -160,6 +160,12 @@ struct ResponseBodyStateMachine<Reader> {
         }
     }
 
+    /// Whether the writer may still yield chunks.
+    var isStreaming: Bool {
+        if case .streaming = state { return true }
+        return false
+    }
+
     /// Whether a reader waits for the next chunk.
     var readerIsWaiting: Bool {
         if case .streaming(_, reader: .some) = state { return true }
