@@ -328,7 +328,7 @@ targets.append(.testTarget(
     name: "IntegrationTests",
     dependencies: [
         "Courier", "CourierLogging", "CourierAuth", "CourierGzip", "CourierCache", "CourierRetry", "CourierTestSupport",
-        "CourierAsyncHTTPClient", "SessionPluginExample",
+        "CourierAsyncHTTPClient", "CourierTracing", "CourierMetrics", "SessionPluginExample",
         .product(name: "Logging", package: "swift-log", condition: when("Logging")),
     ],
     path: "Tests/IntegrationTests"

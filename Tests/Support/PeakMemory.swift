@@ -151,3 +151,16 @@ public enum MeasuredAlone {
         return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 }
+
+/// The bytes the process's heap holds now: what `malloc` handed out and was
+/// not freed, in every arena (glibc's `mallinfo2`). Unlike the resident
+/// memory, it does not keep what was freed, so a figure read once the calls
+/// in flight have ended is what they left behind. Under the thread sanitizer,
+/// whose allocator glibc does not see, the resident memory stands in.
+public enum HeapInUse {
+    public static var bytes: Int {
+        let heap = courier_heap_bytes_in_use()
+        guard heap >= 0, !PeakMemory.isSanitized else { return (PeakMemory.residentMebibytes ?? 0) << 20 }
+        return Int(heap)
+    }
+}

@@ -23,3 +23,17 @@ int courier_thread_sanitizer_is_on(void) {
 #endif
     return 0;
 }
+
+// The bytes malloc has handed out and not had back, in every arena (glibc's
+// mallinfo2), for the soak tests; -1 where the C library has no such count.
+#if defined(__linux__)
+#include <malloc.h>
+#endif
+long long courier_heap_bytes_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return (long long)(info.uordblks + info.hblkhd);
+#else
+    return -1;
+#endif
+}
