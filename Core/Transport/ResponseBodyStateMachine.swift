@@ -24,6 +24,9 @@ struct ResponseBodyStateMachine<Reader> {
         private(set) var bytes = 0
 
         var isEmpty: Bool { head == chunks.count }
+        /// What the unread chunks cost in memory: their bytes, and
+        /// ``ResponseBodyStateMachine/chunkOverhead`` for each.
+        var charged: Int { bytes + (chunks.count - head) * ResponseBodyStateMachine.chunkOverhead }
 
         mutating func append(_ chunk: Chunk) {
             chunks.append(chunk)
@@ -58,6 +61,12 @@ struct ResponseBodyStateMachine<Reader> {
     }
 
     private(set) var state: State = .streaming(Unread(), reader: nil)
+    /// What a queued chunk costs beyond its bytes (its record, its `Data`'s
+    /// storage object and their allocations), charged against
+    /// ``maximumUnreadBytes``: a server that sends one-byte chunks to a
+    /// reader that lags must not queue millions of records within a bound
+    /// meant for bytes. The read-ahead counts bytes alone.
+    static var chunkOverhead: Int { 128 }
     /// How many unread bytes let the writer go on at once.
     let readAheadLimit: Int
     /// Past this many unread bytes the body fails, for a writer that cannot
@@ -90,7 +99,10 @@ struct ResponseBodyStateMachine<Reader> {
             state = .streaming(unread, reader: nil)
             return .deliver(to: reader)
         }
-        if let limit = maximumUnreadBytes, unread.bytes + chunk.data.count > limit {
+        // The state lets go of the queue while it grows, so appending never
+        // copies it.
+        state = .streaming(Unread(), reader: nil)
+        if let limit = maximumUnreadBytes, unread.charged + chunk.data.count + Self.chunkOverhead > limit {
             let dropped = unread.removeAll()
             let failure = ResponseTooLarge(limit: .readAhead, bytes: Int64(limit))
             state = .ended(Unread(), failure: .responseTooLarge(failure))
@@ -145,6 +157,7 @@ struct ResponseBodyStateMachine<Reader> {
     mutating func next(waiting reader: Reader?) -> ReadAction {
         switch state {
         case .streaming(var unread, let waiting):
+            state = .streaming(Unread(), reader: nil)
             if let chunk = unread.removeFirst() {
                 state = .streaming(unread, reader: waiting)
                 return .chunk(chunk)
@@ -152,6 +165,7 @@ struct ResponseBodyStateMachine<Reader> {
             state = .streaming(unread, reader: reader ?? waiting)
             return .wait
         case .ended(var unread, let failure):
+            state = .ended(Unread(), failure: failure)
             if let chunk = unread.removeFirst() {
                 state = .ended(unread, failure: failure)
                 return .chunk(chunk)

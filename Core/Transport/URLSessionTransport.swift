@@ -46,7 +46,9 @@ public final class URLSessionTransport: Transport {
     /// this bound; past it the transfer stops at once (not when the reader
     /// next reads) and the call fails with
     /// ``NetworkError/responseTooLarge(_:)``
-    /// (``ResponseTooLarge/Limit/readAhead``). Bodies kept in memory are
+    /// (``ResponseTooLarge/Limit/readAhead``). Each unread chunk counts
+    /// 128 bytes beyond its own for its bookkeeping, so a server that sends
+    /// tiny chunks cannot queue more records than bytes. Bodies kept in memory are
     /// bounded by the transfer stage's limits instead. A transport that
     /// waits for its reader (`AsyncHTTPClientTransport`) never needs this.
     public let maximumUnreadBytes: Int

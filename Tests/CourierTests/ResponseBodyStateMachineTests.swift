@@ -96,13 +96,27 @@ import Testing
     }
 
     @Test func aWriterThatCannotWaitFailsTheBodyPastItsUnreadBound() {
-        var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: 10)
+        let bound = 10 + 2 * Machine.chunkOverhead
+        var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: bound)
         _ = machine.yield(Self.chunk(6))
-        _ = machine.yield(Self.chunk(4))  // ten unread: at the bound
+        _ = machine.yield(Self.chunk(4))  // ten bytes in two chunks unread: at the bound
         guard case .overflow(let dropped, let failure) = machine.yield(Self.chunk(1)) else { Issue.record("expected overflow"); return }
         #expect(dropped.map(\.data.count) == [6, 4])
-        #expect(failure == ResponseTooLarge(limit: .readAhead, bytes: 10))
+        #expect(failure == ResponseTooLarge(limit: .readAhead, bytes: Int64(bound)))
         guard case .fail(.responseTooLarge(let limit)) = machine.next(waiting: nil) else { Issue.record("expected the limit"); return }
-        #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: 10))
+        #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: Int64(bound)))
+    }
+
+    /// A server that sends one-byte chunks to a reader that lags: each chunk
+    /// is charged its record's cost too, so the bound holds a few hundred
+    /// of them, not 64 Ki records for 64 KiB.
+    @Test func eachUnreadChunkIsChargedItsOverheadAgainstTheBound() {
+        var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: 64 << 10)
+        var queued = 0
+        while queued <= 64 << 10 {
+            if case .overflow = machine.yield(Self.chunk(1)) { break }
+            queued += 1
+        }
+        #expect(queued == (64 << 10) / (1 + Machine.chunkOverhead))
     }
 }
