@@ -160,29 +160,48 @@ public final class FaultyServer: Sendable {
 /// server only what the client takes.
 enum ZerosCompressor {
     static func stream(gigabytes: Int, gzip: Bool, _ emit: ([UInt8]) async throws -> Void) async throws {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, 9, Z_DEFLATED, gzip ? 31 : 15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return }
-        defer { deflateEnd(&stream) }
-        var zeros = [UInt8](repeating: 0, count: 1 << 20)
-        var output = [UInt8](repeating: 0, count: 64 * 1024)
+        guard let encoder = DeflateEncoder(gzip: gzip, level: 9) else { return }
+        let zeros = [UInt8](repeating: 0, count: 1 << 20)
         for index in 0..<(gigabytes * 1024) {
-            let flush = index == gigabytes * 1024 - 1 ? Z_FINISH : Z_NO_FLUSH
-            var pending: [[UInt8]] = []
-            zeros.withUnsafeMutableBufferPointer { input in
-                stream.next_in = input.baseAddress
-                stream.avail_in = UInt32(input.count)
-                repeat {
-                    output.withUnsafeMutableBufferPointer { out in
-                        stream.next_out = out.baseAddress
-                        stream.avail_out = UInt32(out.count)
-                        _ = deflate(&stream, flush)
-                        let produced = out.count - Int(stream.avail_out)
-                        if produced > 0 { pending.append(Array(out[0..<produced])) }
-                    }
-                } while stream.avail_out == 0
-            }
-            for piece in pending { try await emit(piece) }
+            let compressed = encoder.encode(zeros, finish: index == gigabytes * 1024 - 1)
+            if !compressed.isEmpty { try await emit(compressed) }
         }
+    }
+}
+
+/// zlib's deflate as a stream: bytes in, compressed bytes out, a piece at a
+/// time, in the gzip or the zlib (`deflate`) format. A test server encodes a
+/// body as it writes it, so a large body costs it no more than a piece.
+public final class DeflateEncoder {
+    private var stream = z_stream()
+
+    /// `nil` when zlib cannot start.
+    public init?(gzip: Bool, level: Int32 = 6) {
+        guard deflateInit2_(&stream, level, Z_DEFLATED, gzip ? 31 : 15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+    }
+
+    deinit {
+        deflateEnd(&stream)
+    }
+
+    /// The compressed bytes for `input`; with `finish`, the stream's end too.
+    public func encode(_ input: [UInt8], finish: Bool = false) -> [UInt8] {
+        var input = input
+        var result: [UInt8] = []
+        var output = [UInt8](repeating: 0, count: 64 * 1024)
+        input.withUnsafeMutableBufferPointer { input in
+            stream.next_in = input.baseAddress
+            stream.avail_in = UInt32(input.count)
+            repeat {
+                output.withUnsafeMutableBufferPointer { out in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = UInt32(out.count)
+                    _ = deflate(&stream, finish ? Z_FINISH : Z_NO_FLUSH)
+                    result += out[0..<(out.count - Int(stream.avail_out))]
+                }
+            } while stream.avail_out == 0
+        }
+        return result
     }
 }
