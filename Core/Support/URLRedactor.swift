@@ -60,10 +60,15 @@ public struct URLRedactor: Sendable {
 
     /// `scheme://user:password@host…` as `scheme://<redacted>@host…`.
     private static func withoutUserInformation(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
-        let authorityEnd = text[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
-        guard let at = text[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
-        return String(text[..<schemeEnd.upperBound]) + placeholder + String(text[at...])
+        let utf8 = text.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+              utf8[colon...].starts(with: "://".utf8) else { return text }
+        let authorityStart = utf8.index(colon, offsetBy: 3)
+        let authorityEnd = utf8[authorityStart...].firstIndex {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+        } ?? utf8.endIndex
+        guard let at = utf8[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return text }
+        return String(text[..<authorityStart]) + placeholder + String(text[at...])
     }
 
     /// `name=value&…` with the values of named fields hidden.
@@ -72,7 +77,10 @@ public struct URLRedactor: Sendable {
         return encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
-            let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name).lowercased()
+            // Most names need no decoding; Foundation's is slow on Linux.
+            let encoded = name.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+            let decoded = (encoded ? name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name : name)
+                .lowercased()
             return isSecret(fieldNamed: decoded) ? "\(name)=\(Self.placeholder)" : String(pair)
         }.joined(separator: "&")
     }

@@ -18,8 +18,11 @@ struct LogRedactor: Sendable {
     /// `name=value` after `?` or `&`, anywhere in a text (a URL inside an
     /// error's description). Compiled once, with the plugin.
     private let queryPattern: NSRegularExpression?
-    /// `"name":` in JSON text, before the value it names.
-    private let jsonKeyPattern: NSRegularExpression?
+    /// The longest hidden name, in UTF-16 code units: a quoted key longer
+    /// than this is never looked up.
+    private let longestName: Int
+    /// The hidden names in UTF-16, by length, for ``jsonText(_:)``.
+    private let namesByLength: [Int: [[UInt16]]]
 
     /// - Parameters:
     ///   - headers: Header names to hide, besides the credential headers.
@@ -39,8 +42,8 @@ struct LogRedactor: Sendable {
             : try? NSRegularExpression(
                 pattern: #"(?<=[?&#])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#,
                 options: [.caseInsensitive])
-        jsonKeyPattern = names.isEmpty ? nil
-            : try? NSRegularExpression(pattern: #""("# + names + #")"\s*:\s*"#, options: [.caseInsensitive])
+        longestName = self.parameters.map(\.utf16.count).max() ?? 0
+        namesByLength = Dictionary(grouping: self.parameters.map { Array($0.utf16) }, by: \.count)
     }
 
     // MARK: - Headers
@@ -72,7 +75,8 @@ struct LogRedactor: Sendable {
     /// other URLs, a cURL line): named query parameters hidden wherever they
     /// appear.
     func text(_ text: String) -> String {
-        guard let queryPattern else { return text }
+        // No `=`, no parameter to hide: most lines, and most JSON bodies.
+        guard let queryPattern, text.utf8.contains(UInt8(ascii: "=")) else { return text }
         return queryPattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text),
                                                      withTemplate: "$1=\(Self.placeholder)")
     }
@@ -83,20 +87,62 @@ struct LogRedactor: Sendable {
     /// (an object or array value included); works on text cut short or not
     /// JSON at all.
     func jsonText(_ text: String) -> String {
-        guard let jsonKeyPattern else { return text }
+        guard longestName > 0 else { return text }
         let utf16 = Array(text.utf16)
         var result: [UInt16] = []
         var copied = 0
-        for match in jsonKeyPattern.matches(in: text, range: NSRange(location: 0, length: utf16.count))
-        where match.range.location >= copied {
-            let valueStart = match.range.location + match.range.length
-            result += utf16[copied..<match.range.location]
-            result += utf16[match.range(at: 1).location - 1..<match.range(at: 1).location + match.range(at: 1).length + 1]
+        var index = 0
+        // A key is a quote, a hidden name (any case), a quote, white space,
+        // a colon and white space; every quote may open one, whether or not
+        // it closes a string, so text cut short or not JSON is covered too.
+        while let quote = utf16[index...].firstIndex(of: Self.quote) {
+            guard let (keyEnd, valueStart) = secretKey(in: utf16, at: quote) else {
+                index = quote + 1
+                continue
+            }
+            result += utf16[copied..<quote]
+            result += utf16[quote...keyEnd]
             result += Array(": \"\(Self.placeholder)\"".utf16)
             copied = JSONValueEnd.end(of: utf16, from: valueStart)
+            index = max(copied, valueStart)
+            guard index < utf16.count else { break }
         }
         result += utf16[copied...]
         return String(decoding: result, as: UTF16.self)
+    }
+
+    private static let quote = UInt16(UInt8(ascii: "\""))
+
+    /// Whether `key` is a hidden name, ignoring case: compared unit by unit
+    /// with the names of its length, without making a string, unless it is
+    /// not ASCII.
+    private func isHidden(_ key: ArraySlice<UInt16>) -> Bool {
+        guard key.allSatisfy({ $0 < 0x80 }) else {
+            return parameters.contains(String(decoding: key, as: UTF16.self).lowercased())
+        }
+        return namesByLength[key.count]?.contains { name in
+            zip(name, key).allSatisfy { expected, unit in
+                expected == ((0x41...0x5A).contains(unit) ? unit | 0x20 : unit)
+            }
+        } ?? false
+    }
+
+    /// Where the key quoted at `quote` closes and where its value starts,
+    /// when it names a hidden field and a colon follows it.
+    private func secretKey(in utf16: [UInt16], at quote: Int) -> (keyEnd: Int, valueStart: Int)? {
+        let nameStart = quote + 1
+        let searchEnd = min(utf16.count, nameStart + longestName + 1)
+        guard nameStart < searchEnd, let close = utf16[nameStart..<searchEnd].firstIndex(of: Self.quote), close > nameStart,
+              isHidden(utf16[nameStart..<close])
+        else { return nil }
+        func skipSpace(_ position: Int) -> Int {
+            var position = position
+            while position < utf16.count, [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C].contains(utf16[position]) { position += 1 }
+            return position
+        }
+        let colon = skipSpace(close + 1)
+        guard colon < utf16.count, utf16[colon] == UInt16(UInt8(ascii: ":")) else { return nil }
+        return (close, skipSpace(colon + 1))
     }
 
     /// A parsed JSON value with the values of named keys hidden, at any depth.

@@ -53,9 +53,9 @@ public struct LoggingPlugin: Plugin {
         let logger = configuration.logger
         let metadata = Self.metadata(context)
         let attempt = Self.attempt(context)
-        log(configuration.summaryLevel, "--> \(describe(request))\(attempt)", metadata)
+        logLine(configuration.summaryLevel, "--> \(describe(request))\(attempt)", metadata)
         guard logger.logLevel <= configuration.detailLevel else { return }
-        log(configuration.detailLevel, details(of: request, context: context), metadata)
+        logLine(configuration.detailLevel, details(of: request, context: context), metadata)
         if configuration.logsCURL {
             log(configuration.detailLevel, CURLCommand.make(request, redactor: redactor), metadata)
         }
@@ -77,17 +77,17 @@ public struct LoggingPlugin: Plugin {
                 logStream(of: response, request: request, milliseconds: milliseconds, context: context, metadata: metadata)
                 return response
             }
-            log(configuration.summaryLevel, summary(of: response, request: request, milliseconds: milliseconds) + Self.attempt(context),
+            logLine(configuration.summaryLevel, summary(of: response, request: request, milliseconds: milliseconds) + Self.attempt(context),
                 metadata)
             if logger.logLevel <= configuration.detailLevel {
-                log(configuration.detailLevel, details(of: response, request: request), metadata)
+                logLine(configuration.detailLevel, details(of: response, request: request), metadata)
             }
             return response
         } catch {
             let milliseconds = Self.milliseconds(since: start)
             let level = Self.isCancellation(error) ? configuration.summaryLevel : configuration.failureLevel
             let reason = redactor.text(String(describing: error))
-            log(level, "<-- \(describe(request))\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", Self.metadata(context))
+            logLine(level, "<-- \(describe(request))\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", Self.metadata(context))
             throw error
         }
     }
@@ -97,13 +97,13 @@ public struct LoggingPlugin: Plugin {
     private func logStream(of response: Response, request: URLRequest, milliseconds: Int, context: RequestContext,
                            metadata: Logger.Metadata) {
         let title = "<-- \(describe(request)) \(response.statusCode)"
-        log(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + Self.attempt(context), metadata)
+        logLine(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + Self.attempt(context), metadata)
         if configuration.logger.logLevel <= configuration.detailLevel {
             var fields: [String: String] = [:]
             for case let (name as String, value as String) in response.response?.allHeaderFields ?? [:] {
                 fields[name] = value
             }
-            log(configuration.detailLevel, block(title, headers: fields, body: "<body streamed to the caller>"), metadata)
+            logLine(configuration.detailLevel, block(title, headers: fields, body: "<body streamed to the caller>"), metadata)
         }
         context.onStreamEnd { [self] summary in
             let elements = summary.elements > 0 ? ", \(summary.elements) elements" : ""
@@ -118,7 +118,7 @@ public struct LoggingPlugin: Plugin {
                 (ending, level) = ("failed: \(redactor.text(String(describing: error)))", configuration.failureLevel)
             }
             let milliseconds = Int((summary.duration * 1000).rounded())
-            log(level, "\(title) stream \(ending) (\(summary.bytes) bytes\(elements), \(milliseconds) ms)", metadata)
+            logLine(level, "\(title) stream \(ending) (\(summary.bytes) bytes\(elements), \(milliseconds) ms)", metadata)
         }
     }
 
@@ -128,6 +128,14 @@ public struct LoggingPlugin: Plugin {
     /// URL appears in it (a description that quotes a redirect target).
     private func log(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata) {
         configuration.logger.log(level: level, "\(redactor.text(message))", metadata: metadata)
+    }
+
+    /// Logs a line or a block as it is: every part of it is redacted
+    /// already (the URL by ``LogRedactor/url(_:)``, an error's description,
+    /// header values and bodies by ``LogRedactor/text(_:)``), so the whole
+    /// is not scanned again.
+    private func logLine(_ level: Logger.Level, _ message: @autoclosure () -> String, _ metadata: Logger.Metadata) {
+        configuration.logger.log(level: level, "\(message())", metadata: metadata)
     }
 
     /// ` (attempt n)` on a replay: after `next` returns, the transmission
@@ -169,10 +177,14 @@ public struct LoggingPlugin: Plugin {
         return block("<-- \(describe(request)) \(response.statusCode)", headers: fields, body: body)
     }
 
+    /// A title, header fields and a body as one entry, every part redacted:
+    /// the title is built from redacted parts, and named query parameters
+    /// are hidden in each field's value and in the body, wherever a URL
+    /// appears in them (a `Location`, a link in a JSON body).
     private func block(_ title: String, headers: [String: String], body: String) -> String {
         var lines = [title]
-        lines += redactor.headerFields(headers).map { "    \($0.name): \($0.value)" }
-        lines.append("    " + body.replacingOccurrences(of: "\n", with: "\n    "))
+        lines += redactor.headerFields(headers).map { "    \($0.name): \(redactor.text($0.value))" }
+        lines.append("    " + redactor.text(body).replacingOccurrences(of: "\n", with: "\n    "))
         return lines.joined(separator: "\n")
     }
 
