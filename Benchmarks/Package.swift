@@ -34,6 +34,8 @@ let package = Package(
                 .product(name: "CourierAuth", package: "Courier"),
                 .product(name: "CourierLogging", package: "Courier"),
                 .product(name: "CourierRetry", package: "Courier"),
+                .product(name: "CourierTracing", package: "Courier"),
+                .product(name: "CourierMetrics", package: "Courier"),
                 .product(name: "CourierPostgres", package: "Courier"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
