@@ -16,14 +16,13 @@ import Testing
     /// lets that queue fall behind: 83–135 MiB when the machine is quiet, but
     /// an endless body grew by 286 and 344 MiB at the start of a full run
     /// from a fresh clone, when every test starts at once. So its bound is
-    /// 1 GiB, which an endless body or a gigabyte bomb that nothing stops
-    /// goes beyond. Under the thread sanitizer every bound is doubled for
-    /// the shadow memory (``PeakMemory/bound(_:sanitized:)``), except
-    /// URLSession's, which stays at 1.5 GiB: there libcurl, which is not
-    /// instrumented, reads at full speed while the instrumented delegate
-    /// queue drains slowly (an endless body grew by up to 416 MiB beside
-    /// eight other tests; a bomb, which libcurl can decode whole there, is
-    /// not bounded at all, see below).
+    /// 1 GiB, which an endless body that nothing stops goes beyond. Under
+    /// the thread sanitizer every bound is doubled for the shadow memory
+    /// (``PeakMemory/bound(_:sanitized:)``), except URLSession's, which
+    /// stays at 1.5 GiB: there libcurl, which is not instrumented, reads at
+    /// full speed while the instrumented delegate queue drains slowly (an
+    /// endless body grew by up to 416 MiB beside eight other tests). A bomb
+    /// on URLSession is not bounded at all (see below).
     static func growthLimit(_ kind: TransportKind) -> Int {
         kind == .urlSession ? PeakMemory.bound(1024, sanitized: 1536) : PeakMemory.bound(192)
     }
@@ -70,11 +69,11 @@ import Testing
     /// past the limit and cancels the task, so the call fails with the right
     /// error, but libcurl's own backlog is not Courier's to bound (the README
     /// says to use AsyncHTTPClientTransport for servers you do not trust).
-    /// Under the thread sanitizer libcurl, which is not instrumented, can
-    /// decode the whole bomb before the instrumented delegate queue has
-    /// counted 64 MiB of it (a loaded run grew by 3,663 MiB): there the
-    /// growth is libcurl's, printed and not bounded, and the outcome is
-    /// still asserted.
+    /// How far libcurl gets ahead depends on how fast the machine decodes and
+    /// how slow its delegate queue is: 85 MiB on a quiet machine, 1,124 MiB
+    /// in a full run from a fresh clone, 3,663 MiB under the thread
+    /// sanitizer. No bound holds on every machine, so the growth is printed
+    /// and belongs in the benchmark; the outcome is asserted.
     @Test(arguments: [FaultyServer.Fault.gzipBomb, .deflateBomb])
     func aDecompressionBombOnURLSessionFailsAtTheLimit(fault: FaultyServer.Fault) async throws {
         try await MeasuredAlone.run(suite: "BoundedMemoryTests", case: "\(fault)") {
@@ -85,9 +84,6 @@ import Testing
             guard case .responseTooLarge(let limit) = error, limit == ResponseTooLarge(limit: .memory, bytes: 64 << 20) else {
                 Issue.record("expected responseTooLarge at 64 MiB, got \(String(describing: error))")
                 return
-            }
-            if !PeakMemory.isSanitized {
-                #expect(growth < Self.growthLimit(.urlSession), "the resident memory grew by \(growth) MiB")
             }
         }
     }
