@@ -21,6 +21,8 @@ import Testing
     }
 
     private static let chunkSize = 64 << 10
+    /// An unread bound that holds three chunks, each charged its bookkeeping.
+    private static let threeChunks = 3 * (chunkSize + ResponseBodyStateMachine<Int>.chunkOverhead)
 
     private static func chunk(_ index: Int, size: Int = chunkSize) -> Data {
         Data(repeating: UInt8(truncatingIfNeeded: index), count: size)
@@ -46,7 +48,7 @@ import Testing
     /// at once (before the reader reads again), what was unread is dropped,
     /// and every client callback has run.
     @Test func aClientThatCannotWaitFailsTheBodyPastItsUnreadBound() async throws {
-        let (body, writer) = ResponseBody.makeStream(maximumUnreadBytes: 3 * Self.chunkSize)
+        let (body, writer) = ResponseBody.makeStream(maximumUnreadBytes: Self.threeChunks)
         let stream = try Self.stream(of: body)
         let control = TransferControl()
         let aborted = Locked(0)
@@ -62,7 +64,7 @@ import Testing
         writer.yield(Self.chunk(4), whenConsumed: consumed.callback(for: 4))  // past it
         #expect(aborted.current == 1, "the transfer stops when the bound is passed")
         guard case .tooLarge(let reason) = control.reason else { Issue.record("expected the limit as the reason, got \(String(describing: control.reason))"); return }
-        #expect(reason == ResponseTooLarge(limit: .readAhead, bytes: Int64(3 * Self.chunkSize)))
+        #expect(reason == ResponseTooLarge(limit: .readAhead, bytes: Int64(Self.threeChunks)))
         writer.yield(Self.chunk(5), whenConsumed: consumed.callback(for: 5))  // after the end
         #expect(aborted.current == 1)
         do {
@@ -70,7 +72,7 @@ import Testing
             Issue.record("expected the read-ahead failure, read \(next?.count ?? 0) bytes")
         } catch {
             guard case .responseTooLarge(let limit) = error else { Issue.record("got \(error)"); return }
-            #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: Int64(3 * Self.chunkSize)))
+            #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: Int64(Self.threeChunks)))
         }
         for index in 0...5 {
             #expect(consumed.count(index) == 1, "chunk \(index)'s client was let go once")
