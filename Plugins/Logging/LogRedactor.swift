@@ -15,9 +15,6 @@ struct LogRedactor: Sendable {
     /// The names whose values are hidden in queries, forms and JSON bodies.
     private let parameters: Set<String>
     private let urls: URLRedactor
-    /// `name=value` after `?` or `&`, anywhere in a text (a URL inside an
-    /// error's description). Compiled once, with the plugin.
-    private let queryPattern: NSRegularExpression?
     /// The longest hidden name, in UTF-16 code units: a quoted key longer
     /// than this is never looked up.
     private let longestName: Int
@@ -34,14 +31,6 @@ struct LogRedactor: Sendable {
         self.headers = Self.credentialHeaders.union(headers.map { $0.lowercased() })
         self.parameters = Set(parameters.map { $0.lowercased() }).union(self.headers)
         self.urls = URLRedactor(names: self.parameters)
-        let names = self.parameters.sorted().map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
-        // A name alone or as the last part of a nested one (`user[password]`,
-        // percent-encoded or not); the value stops before a quote, so a
-        // quoted URL in a cURL line keeps its closing quote.
-        queryPattern = names.isEmpty ? nil
-            : try? NSRegularExpression(
-                pattern: #"(?<=[?&#])((?:[^=&\s#'"]*(?:\[|%5[Bb]))?(?:"# + names + #")(?:\]|%5[Dd])?)=[^&\s#)'"]*"#,
-                options: [.caseInsensitive])
         longestName = self.parameters.map(\.utf16.count).max() ?? 0
         namesByLength = Dictionary(grouping: self.parameters.map { Array($0.utf16) }, by: \.count)
     }
@@ -76,9 +65,62 @@ struct LogRedactor: Sendable {
     /// appear.
     func text(_ text: String) -> String {
         // No `=`, no parameter to hide: most lines, and most JSON bodies.
-        guard let queryPattern, text.utf8.contains(UInt8(ascii: "=")) else { return text }
-        return queryPattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text),
-                                                     withTemplate: "$1=\(Self.placeholder)")
+        guard longestName > 0, text.utf8.contains(UInt8(ascii: "=")) else { return text }
+        let bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        var copied = 0
+        var index = 0
+        // `name=value` right after `?`, `&` or `#`: a name alone or as the
+        // last part of a nested one (`user[password]`, percent-encoded or
+        // not). The value stops before a quote, so a quoted URL in a cURL
+        // line keeps its closing quote.
+        while index < bytes.count {
+            defer { index += 1 }
+            guard [UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#")].contains(bytes[index]) else { continue }
+            let keyStart = index + 1
+            var equals = keyStart
+            while equals < bytes.count, !Self.endsKey(bytes[equals]) { equals += 1 }
+            guard equals < bytes.count, bytes[equals] == UInt8(ascii: "="),
+                  isSecretKey(String(decoding: bytes[keyStart..<equals], as: UTF8.self).lowercased())
+            else { continue }
+            var valueEnd = equals + 1
+            while valueEnd < bytes.count, !Self.endsValue(bytes[valueEnd]) { valueEnd += 1 }
+            result += bytes[copied...equals]
+            result += Array(Self.placeholder.utf8)
+            copied = valueEnd
+            index = valueEnd - 1
+        }
+        guard copied > 0 else { return text }
+        result += bytes[copied...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+
+    private static func endsKey(_ byte: UInt8) -> Bool {
+        isSpace(byte) || [UInt8(ascii: "="), UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: "'"), UInt8(ascii: "\"")].contains(byte)
+    }
+
+    private static func endsValue(_ byte: UInt8) -> Bool {
+        isSpace(byte) || [UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ")"), UInt8(ascii: "'"), UInt8(ascii: "\"")].contains(byte)
+    }
+
+    /// Whether a lower-cased query key names a hidden field: the name
+    /// itself, or a nested key whose last part is one (`user[password]`,
+    /// `user%5bpassword%5d`, the closing bracket optional).
+    private func isSecretKey(_ key: String) -> Bool {
+        var key = Substring(key)
+        if key.hasSuffix("]") {
+            key = key.dropLast()
+        } else if key.hasSuffix("%5d") {
+            key = key.dropLast(3)
+        }
+        if parameters.contains(String(key)) { return true }
+        let plain = key.lastIndex(of: "[").map { key.index(after: $0) }
+        let encoded = key.range(of: "%5b", options: .backwards)?.upperBound
+        return [plain, encoded].contains { start in start.map { parameters.contains(String(key[$0...])) } ?? false }
     }
 
     // MARK: - JSON
