@@ -132,7 +132,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     }
                     if let event {
                         chunks.reader.body.countElement()
-                        lastEvent = .now
+                        // The clock is read only when a limit needs it.
+                        if maximumTimeBetweenEvents != nil { lastEvent = .now }
                         return event
                     }
                 }

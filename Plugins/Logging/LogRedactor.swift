@@ -76,7 +76,10 @@ struct LogRedactor: Sendable {
         // line keeps its closing quote.
         while index < bytes.count {
             defer { index += 1 }
-            guard [UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#")].contains(bytes[index]) else { continue }
+            switch bytes[index] {
+            case UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#"): break
+            default: continue
+            }
             let keyStart = index + 1
             var equals = keyStart
             while equals < bytes.count, !Self.endsKey(bytes[equals]) { equals += 1 }
@@ -100,11 +103,17 @@ struct LogRedactor: Sendable {
     }
 
     private static func endsKey(_ byte: UInt8) -> Bool {
-        isSpace(byte) || [UInt8(ascii: "="), UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: "'"), UInt8(ascii: "\"")].contains(byte)
+        switch byte {
+        case UInt8(ascii: "="), UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: "'"), UInt8(ascii: "\""): true
+        default: isSpace(byte)
+        }
     }
 
     private static func endsValue(_ byte: UInt8) -> Bool {
-        isSpace(byte) || [UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ")"), UInt8(ascii: "'"), UInt8(ascii: "\"")].contains(byte)
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ")"), UInt8(ascii: "'"), UInt8(ascii: "\""): true
+        default: isSpace(byte)
+        }
     }
 
     /// Whether a lower-cased query key names a hidden field: the name
@@ -179,7 +188,7 @@ struct LogRedactor: Sendable {
         else { return nil }
         func skipSpace(_ position: Int) -> Int {
             var position = position
-            while position < utf16.count, [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C].contains(utf16[position]) { position += 1 }
+            while position < utf16.count, utf16[position] == 0x20 || (0x09...0x0D).contains(utf16[position]) { position += 1 }
             return position
         }
         let colon = skipSpace(close + 1)
