@@ -58,15 +58,6 @@ extension Provider {
             for (name, value) in defaultHeaders where request.value(forHTTPHeaderField: name) == nil {
                 request.setValue(value, forHTTPHeaderField: name)
             }
-            // What is asked for is what the transport decodes (see
-            // TransferConfiguration.decodesContent), the same on every transport.
-            // (The field is new, so it is added to the dictionary: on Linux,
-            // `setValue` recapitalises and compares every name first.)
-            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-                var fields = request.allHTTPHeaderFields ?? [:]
-                fields["Accept-Encoding"] = transfer.decodesContent ? "gzip, deflate" : "identity"
-                request.allHTTPHeaderFields = fields
-            }
             body = try UploadBody.make(for: endpoint.task, request: &request)
             if let stream = body.stream, context.stubBehavior == .never {
                 if transport.sendsStreamedBodies {

@@ -88,7 +88,7 @@ extension Provider {
         lastEventID: String? = nil
     ) async throws(NetworkError) -> StreamedResponse {
         let handoff = StreamHandoff(maximumBytes: streamOptions.maximumBytes)
-        var defaults = ["Accept-Encoding": "identity"]
+        var defaults: [String: String] = [:]
         var extra: [String: String] = [:]
         if eventStream {
             // An event stream: say so, and where to resume.

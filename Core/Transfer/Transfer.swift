@@ -151,7 +151,8 @@ struct Transfer: Sendable {
     nonisolated(nonsending) private func send(
         _ request: OutgoingRequest, collects: Bool, handsOff: Bool, control: TransferControl
     ) async throws(NetworkError) -> TransportResponse {
-        let transportRequest = TransportRequest(urlRequest: request.urlRequest, uploadFile: request.uploadFile,
+        let transportRequest = TransportRequest(urlRequest: askingForEncoding(request.urlRequest, handsOff: handsOff),
+                                                uploadFile: request.uploadFile,
                                                 bodyStream: request.bodyStream, bodyLength: request.bodyLength, collectsBody: collects,
                                                 handsBodyToCaller: handsOff, control: control,
                                                 decodesContent: configuration.decodesContent)
@@ -171,6 +172,24 @@ struct Transfer: Sendable {
         case .failure(let error):
             throw control.failure(for: error)
         }
+    }
+
+    /// The request as it is sent: with `Accept-Encoding` added unless the
+    /// target or a plugin named one. What is asked for is what the transfer
+    /// decodes (``TransferConfiguration/decodesContent``); a streamed call
+    /// asks for `identity`, since a compressor holds back what has not yet
+    /// filled a block. It is added here, where the bytes leave, so the request
+    /// the plugins and `Response.request` see holds only the fields the
+    /// target and the plugins set.
+    private func askingForEncoding(_ request: URLRequest, handsOff: Bool) -> URLRequest {
+        guard request.value(forHTTPHeaderField: "Accept-Encoding") == nil else { return request }
+        // The field is new, so it goes into the dictionary: on Linux,
+        // `setValue` recapitalises and compares every name first.
+        var request = request
+        var fields = request.allHTTPHeaderFields ?? [:]
+        fields["Accept-Encoding"] = configuration.decodesContent && !handsOff ? "gzip, deflate" : "identity"
+        request.allHTTPHeaderFields = fields
+        return request
     }
 
     nonisolated(nonsending) private func download(

@@ -38,6 +38,9 @@ extension TransportConformanceTests {
             #expect(response.value(forHTTPHeaderField: "Content-Encoding") == nil)
             #expect(response.value(forHTTPHeaderField: "Content-Length") == String(Self.plainText.count))
             #expect(server.requests(to: "/encoded").map { $0.header("Accept-Encoding") } == ["gzip, deflate"])
+            // Asked for where the bytes leave: the request the plugins saw,
+            // and the response carries, holds only what the target set.
+            #expect(response.request?.allHTTPHeaderFields ?? [:] == [:])
         }
     }
 

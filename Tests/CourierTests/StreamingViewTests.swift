@@ -41,6 +41,22 @@ struct ChunkedTransport: Transport {
     }
 }
 
+/// Wraps a transport and keeps the last request it was asked to send, as
+/// the bytes leave: what a server receives.
+final class SentRequestRecorder<Inner: Transport>: Transport {
+    private let inner: Inner
+    private let sent = Mutex<URLRequest?>(nil)
+
+    init(_ inner: Inner) { self.inner = inner }
+
+    var last: URLRequest? { sent.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        sent.withLock { $0 = request.urlRequest }
+        return try await inner.send(request)
+    }
+}
+
 private let base = URL(string: "http://stream.test")!  // A literal URL.
 
 private func provider(_ transport: some Transport, plugins: [any Plugin] = []) -> Provider<TestTarget> {
@@ -284,13 +300,17 @@ private func events(_ transport: some Transport) async throws -> [ServerSentEven
     }
 
     @Test func streamedCallsAskForTheBodyAsTheServerWroteIt() async throws {
-        let sent = Mutex<URLRequest?>(nil)
-        let recorder = RequestRecorder { request in sent.withLock { $0 = request } }
-        _ = try await provider(ChunkedTransport(chunks: []), plugins: [recorder]).stream(TestTarget(base))
-        #expect(sent.withLock { $0 }?.value(forHTTPHeaderField: "Accept-Encoding") == "identity")
+        let seen = Mutex<URLRequest?>(nil)
+        let recorder = RequestRecorder { request in seen.withLock { $0 = request } }
+        let transport = SentRequestRecorder(ChunkedTransport(chunks: []))
+        _ = try await provider(transport, plugins: [recorder]).stream(TestTarget(base))
+        #expect(transport.last?.value(forHTTPHeaderField: "Accept-Encoding") == "identity")
+        // Added where the bytes leave: the plugins see only what the target set.
+        #expect(seen.withLock { $0 }?.value(forHTTPHeaderField: "Accept-Encoding") == nil)
         let own = TestTarget(base, headers: ["Accept-Encoding": "gzip"])
-        _ = try await provider(ChunkedTransport(chunks: []), plugins: [recorder]).stream(own)
-        #expect(sent.withLock { $0 }?.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
+        _ = try await provider(transport, plugins: [recorder]).stream(own)
+        #expect(transport.last?.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
+        #expect(seen.withLock { $0 }?.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
     }
 
     // MARK: - What plugins see
