@@ -64,6 +64,11 @@ import FoundationNetworking
 /// - An error a hook throws reaches the caller as
 ///   ``NetworkError/plugin(_:_:)`` naming the plugin, unless it is already a
 ///   ``NetworkError``.
+/// - A hook a plugin leaves to its default costs a call nothing: the
+///   provider learns on the plugin's first call which hooks are the defaults
+///   (their witnesses are fixed per type) and calls only the others from then
+///   on. A hook a plugin writes is called on every call, even when it hands
+///   over to another plugin's default.
 /// - A plugin never sees the transport below: it works on `URLRequest` and
 ///   ``Response``, so it works with every ``Transport``.
 public protocol Plugin: Sendable {
@@ -98,26 +103,37 @@ public protocol Plugin: Sendable {
 /// - Throws: ``NetworkError``, already classified.
 public typealias PluginNext = @Sendable (URLRequest) async throws(NetworkError) -> Response
 
+// The defaults do nothing but note, for the provider, that they ran: after a
+// plugin's first call of a hook the provider knows it is the default and
+// never calls it again (see PluginChain), so a hook a plugin leaves out costs
+// a call nothing.
 extension Plugin {
     /// Returns `request` unchanged.
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
-        request
+        context.noteDefault(.prepare, of: type(of: self))
+        return request
     }
 
     /// Does nothing.
-    public func willSend(_ request: URLRequest, context: RequestContext) async {}
+    public func willSend(_ request: URLRequest, context: RequestContext) async {
+        context.noteDefault(.willSend, of: type(of: self))
+    }
 
     /// Sends the request on: `try await next(request)`.
     public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        try await next(request)
+        context.noteDefault(.intercept, of: type(of: self))
+        return try await next(request)
     }
 
     /// Does nothing.
-    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {}
+    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+        context.noteDefault(.didReceive, of: type(of: self))
+    }
 
     /// Returns `result` unchanged.
     public func process(_ result: Result<Response, NetworkError>, context: RequestContext) async -> Result<Response, NetworkError> {
-        result
+        context.noteDefault(.process, of: type(of: self))
+        return result
     }
 }
 

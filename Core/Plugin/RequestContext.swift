@@ -51,8 +51,15 @@ public struct RequestContext: Sendable {
     /// streamed body's end, in one lock (one allocation per call).
     private let progress: Locked<(
         attempts: Int, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void],
-        decoders: [any StreamedBodyDecoder]
+        decoders: [any StreamedBodyDecoder], defaultHooks: [DefaultHook]
     )>
+
+    /// A default hook that ran during the call, for ``PluginChain`` to learn
+    /// from: which hook, for which plugin type.
+    struct DefaultHook: Sendable, Equatable {
+        let hook: PluginChain.Hooks.RawValue
+        let type: ObjectIdentifier
+    }
 
     /// The operation the call performs, when the caller named one: an
     /// OpenAPI operation ID for calls of `CourierOpenAPI`, or whatever
@@ -79,7 +86,7 @@ public struct RequestContext: Sendable {
         self.isDownload = isDownload
         self.isFileUpload = isFileUpload
         self.isStreamed = isStreamed
-        self.progress = Locked((attempts: 0, events: [], streamEnd: [], decoders: []))
+        self.progress = Locked((attempts: 0, events: [], streamEnd: [], decoders: [], defaultHooks: []))
     }
 
     /// How many times the request has been handed to the transport (or the
@@ -164,6 +171,20 @@ public struct RequestContext: Sendable {
     mutating func markStreamedBody(replayable: Bool) {
         isBodyStreamed = true
         if !replayable { isBodyReplayable = false }
+    }
+
+    /// Notes that the default of `hook` ran for a plugin of type `type`
+    /// (only until the provider has learned it; each pair once).
+    func noteDefault(_ hook: PluginChain.Hooks, of type: any Plugin.Type) {
+        let note = DefaultHook(hook: hook.rawValue, type: ObjectIdentifier(type))
+        progress.withLock { progress in
+            if !progress.defaultHooks.contains(note) { progress.defaultHooks.append(note) }
+        }
+    }
+
+    /// Whether the default of `hook` ran for a plugin of the type `type`.
+    func ranDefault(_ hook: PluginChain.Hooks, of type: ObjectIdentifier) -> Bool {
+        progress.withLock { $0.defaultHooks.contains(DefaultHook(hook: hook.rawValue, type: type)) }
     }
 
     func beginAttempt() -> Int {

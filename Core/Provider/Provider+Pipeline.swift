@@ -42,6 +42,8 @@ extension Provider {
                                      isDownload: inputs.downloadDestination != nil, isStreamed: streaming != nil)
         inputs.context = context
         inputs.handoff = streaming
+        // Which hooks each plugin leaves to its default, and so skips.
+        let hooks = chain.current()
         streaming?.context = context
         let result: Result<Response, NetworkError>
         do throws(NetworkError) {
@@ -71,18 +73,21 @@ extension Provider {
                 inputs.uploadFile = file
                 context.markFileUpload()
             }
-            request = try await prepare(request, context: context)
-            result = .success(try await intercepted(request, context: context, inputs: inputs, sample: endpoint.sampleResponseClosure))
+            request = try await prepare(request, context: context, hooks: hooks)
+            result = .success(try await intercepted(request, context: context, inputs: inputs, sample: endpoint.sampleResponseClosure,
+                                                    hooks: hooks))
         } catch {
             result = .failure(error)
         }
 
-        for plugin in plugins {
-            await plugin.didReceive(result, context: context)
+        for index in plugins.indices where hooks[index].calls(.didReceive) {
+            await plugins[index].didReceive(result, context: context)
+            if !hooks[index].knows(.didReceive) { chain.learn(.didReceive, of: index, from: context) }
         }
         var processed = result
-        for plugin in plugins {
-            processed = await plugin.process(processed, context: context)
+        for index in plugins.indices where hooks[index].calls(.process) {
+            processed = await plugins[index].process(processed, context: context)
+            if !hooks[index].knows(.process) { chain.learn(.process, of: index, from: context) }
         }
         let response = try processed.get()
         guard target.validationType.accepts(response.statusCode) else {
@@ -110,14 +115,17 @@ extension Provider {
         }
     }
 
-    nonisolated(nonsending) private func prepare(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> URLRequest {
+    nonisolated(nonsending) private func prepare(
+        _ request: URLRequest, context: RequestContext, hooks: [PluginChain.Resolution]
+    ) async throws(NetworkError) -> URLRequest {
         var request = request
-        for plugin in plugins {
+        for index in plugins.indices where hooks[index].calls(.prepare) {
             do {
-                request = try await plugin.prepare(request, context: context)
+                request = try await plugins[index].prepare(request, context: context)
             } catch {
-                throw NetworkError(pluginError: error, plugin: plugin)
+                throw NetworkError(pluginError: error, plugin: plugins[index])
             }
+            if !hooks[index].knows(.prepare) { chain.learn(.prepare, of: index, from: context) }
         }
         return request
     }
@@ -133,15 +141,19 @@ extension Provider {
         context: RequestContext,
         inputs: TransferInputs,
         sample: Endpoint.SampleResponseClosure,
-        from index: Int = 0
+        hooks: [PluginChain.Resolution],
+        from start: Int = 0
     ) async throws(NetworkError) -> Response {
+        var index = start
+        while index < plugins.count, !hooks[index].calls(.intercept) { index += 1 }
         guard index < plugins.count else {
-            return try await transmit(request, context: context, inputs: inputs, sample: sample)
+            return try await transmit(request, context: context, inputs: inputs, sample: sample, hooks: hooks)
         }
         let plugin = plugins[index]
+        defer { if !hooks[index].knows(.intercept) { chain.learn(.intercept, of: index, from: context) } }
         do {
-            return try await plugin.intercept(request, context: context) { (request) async throws(NetworkError) -> Response in
-                try await self.intercepted(request, context: context, inputs: inputs, sample: sample, from: index + 1)
+            return try await plugin.intercept(request, context: context) { [index] (request) async throws(NetworkError) -> Response in
+                try await self.intercepted(request, context: context, inputs: inputs, sample: sample, hooks: hooks, from: index + 1)
             }
         } catch {
             throw NetworkError(pluginError: error, plugin: plugin)
@@ -154,14 +166,16 @@ extension Provider {
         _ request: URLRequest,
         context: RequestContext,
         inputs: TransferInputs,
-        sample: Endpoint.SampleResponseClosure
+        sample: Endpoint.SampleResponseClosure,
+        hooks: [PluginChain.Resolution]
     ) async throws(NetworkError) -> Response {
         if Task.isCancelled { throw .cancelled }
         _ = context.beginAttempt()
         // A replay's body replaces the one before; that one is never read.
         inputs.handoff?.discard()
-        for plugin in plugins {
-            await plugin.willSend(request, context: context)
+        for index in plugins.indices where hooks[index].calls(.willSend) {
+            await plugins[index].willSend(request, context: context)
+            if !hooks[index].knows(.willSend) { chain.learn(.willSend, of: index, from: context) }
         }
         switch context.stubBehavior {
         case .never:

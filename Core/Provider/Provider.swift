@@ -40,6 +40,8 @@ public final class Provider<Target: TargetType>: Sendable {
     /// The plugins every call goes through, in order (see ``Plugin`` for the
     /// order their hooks run in).
     public let plugins: [any Plugin]
+    /// The plugins with which hooks each leaves to its default.
+    let chain: PluginChain
 
     /// The first of ``plugins`` that is a `P`, or `nil`: how a plugin's own
     /// extension on `Provider` finds the instance it works with.
@@ -66,6 +68,16 @@ public final class Provider<Target: TargetType>: Sendable {
     /// How many calls are waiting on coalesced transfers right now; for tests
     /// that need to know every caller has joined before a response arrives.
     @_spi(Testing) public var coalescedWaiterCount: Int { inflight.waiterCount }
+
+    /// For each plugin, the hooks the provider has learned it leaves to their
+    /// default and no longer calls, by name; for tests of the chain.
+    @_spi(Testing) public var skippedHooks: [[String]] {
+        chain.current().map { resolution in
+            [("prepare", PluginChain.Hooks.prepare), ("willSend", .willSend), ("intercept", .intercept),
+             ("didReceive", .didReceive), ("process", .process)]
+                .filter { !resolution.calls($0.1) }.map(\.0)
+        }
+    }
 
     /// Creates a provider.
     /// - Parameters:
@@ -104,6 +116,7 @@ public final class Provider<Target: TargetType>: Sendable {
         self.callbackQueue = callbackQueue
         self.transport = transport
         self.plugins = plugins
+        self.chain = PluginChain(plugins)
         self.transfer = transfer
         self.coalescesRequests = coalescesRequests
     }

@@ -1,4 +1,4 @@
-import Courier
+@_spi(Testing) import Courier
 import CourierTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -65,6 +65,28 @@ import Testing
         for hook in ["willSend", "process", "prepare", "intercept", "didReceive"] {
             #expect(counts[hook] == 3, "\(hook)")
         }
+    }
+
+    /// After a plugin's first call, the provider no longer calls the hooks it
+    /// leaves to their default; a plugin that hands a hook to another
+    /// plugin's default still has its own hook called.
+    @Test func theProviderStopsCallingTheHooksAPluginLeavesToTheirDefault() async throws {
+        let counts = Counts()
+        let provider = Provider<TestTarget>(stubClosure: Provider.immediatelyStub,
+                                            plugins: [Silent(), Observer(counts: counts), Wrapper(counts: counts),
+                                                      SynchronousObserver(counts: counts)])
+        #expect(provider.skippedHooks == [[], [], [], []])
+        _ = try await provider.request(target)
+        let all = ["prepare", "willSend", "intercept", "didReceive", "process"]
+        #expect(provider.skippedHooks == [
+            all,
+            ["prepare", "intercept", "didReceive"],
+            ["willSend", "didReceive", "process"],
+            ["prepare", "willSend", "intercept", "process"],
+        ])
+        _ = try await provider.request(target)
+        #expect(counts["prepare"] == 2)
+        #expect(counts["intercept"] == 2)
     }
 
     @Test func aCallThatFailsBeforeSendingStillRunsDidReceiveAndProcess() async throws {

@@ -1,3 +1,4 @@
+import Courier
 import CourierAsyncHTTPClient
 import Foundation
 
@@ -13,6 +14,46 @@ let arguments = CommandLine.arguments
 if let index = arguments.firstIndex(of: "--child-download"), arguments.count > index + 2,
    let url = URL(string: arguments[index + 2]) {
     try await DownloadChild.run(side: arguments[index + 1], url: url)
+    exit(0)
+}
+
+// --hook-cost PLUGINS: what PLUGINS no-op plugins cost a call. Two providers
+// on a transport that answers at once (the body collected, not decoded), one
+// with no plugin and one with PLUGINS plugins that leave every hook to its
+// default, run in alternating blocks of 5,000 calls, 31 blocks each; prints
+// each side's median CPU nanoseconds per call and the median of the paired
+// differences, then exits. Benchmarks/hook-cost runs it in several processes.
+if let index = arguments.firstIndex(of: "--hook-cost"), arguments.count > index + 1,
+   let pluginCount = Int(arguments[index + 1]) {
+    // Off the main actor, so that no call hops back to it.
+    let line = try await Task.detached {
+        let target = BenchTarget(baseURL: URL(string: "http://127.0.0.1:1")!)
+        let bare = Provider<BenchTarget>(transport: StubTransport())
+        let plugged = Provider<BenchTarget>(transport: StubTransport(),
+                                            plugins: Array(repeating: NoopPlugin(), count: pluginCount))
+        func block(_ provider: Provider<BenchTarget>, calls: Int = 5_000) async throws -> Double {
+            let start = processCPUSeconds()
+            for _ in 0..<calls {
+                _ = try await provider.request(target, mapper: DataMapper())
+            }
+            return (processCPUSeconds() - start) * 1e9 / Double(calls)
+        }
+        _ = try await block(bare, calls: 2_000)
+        _ = try await block(plugged, calls: 2_000)
+        var sides: (bare: [Double], plugged: [Double], gaps: [Double]) = ([], [], [])
+        for round in 0..<31 {
+            let first = round % 2 == 0
+            let a = try await block(first ? bare : plugged)
+            let b = try await block(first ? plugged : bare)
+            let (none, with) = first ? (a, b) : (b, a)
+            sides.bare.append(none)
+            sides.plugged.append(with)
+            sides.gaps.append(with - none)
+        }
+        func median(_ values: [Double]) -> Int { Int(values.sorted()[values.count / 2]) }
+        return "\(median(sides.bare)) \(median(sides.plugged)) \(median(sides.gaps))"
+    }.value
+    print(line)
     exit(0)
 }
 
