@@ -15,7 +15,8 @@ import Musl
 /// it (macOS 15, iOS 18 and later).
 ///
 /// Keep the closure short and never `await` or call out to unknown code
-/// inside it.
+/// inside it. A `Locked` is `Sendable` only when its value is, so nothing
+/// that may not cross threads crosses them through it.
 ///
 /// ```swift
 /// struct CountingPlugin: Plugin {
@@ -30,7 +31,7 @@ import Musl
 /// The value and its mutex live in one allocation. Its calls are inlinable,
 /// so a plugin or transport in another module gets them specialised for its
 /// value's type instead of looking the generic type up on every call.
-public struct Locked<Value>: @unchecked Sendable {
+public struct Locked<Value> {
     @usableFromInline let storage: LockedStorage<Void, Value>
 
     /// Guards `value`.
@@ -138,3 +139,7 @@ struct FixedAndLocked<Fixed, Value> {
 // fixed part is written before it is shared and never again, and the value
 // is touched only under the lock.
 extension FixedAndLocked: @unchecked Sendable where Fixed: Sendable, Value: Sendable {}
+
+// The same for ``Locked``: sendable when what it guards is, so no value that
+// may not cross threads crosses them through it.
+extension Locked: @unchecked Sendable where Value: Sendable {}

@@ -125,7 +125,7 @@ public struct ResponseBodyWriter: Sendable {
 final class ResponseBodyStream: Sendable {
     private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Data?, any Error>>
 
-    private struct State {
+    private struct State: Sendable {
         var machine: Machine
         /// Told when a chunk arrives, on the transport's thread, so the idle
         /// clock stops then and not when the reader gets to run.

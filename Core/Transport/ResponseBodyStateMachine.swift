@@ -10,7 +10,7 @@ import Foundation
 ///     │                   ▲
 ///     └──stop / overflow──┘ (unread chunks dropped)
 /// ```
-struct ResponseBodyStateMachine<Reader> {
+struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     /// A chunk and the writer's callback for when it is taken.
     struct Chunk {
         let data: Data

@@ -10,7 +10,7 @@ import Courier
 /// keys), which stays in the processor's caches far better than slots that
 /// also held keys and values. That keeps a hit flat at 100,000 entries.
 struct LRUIndex<Key: Hashable, Value> {
-    private struct Entry {
+    fileprivate struct Entry {
         var value: Value
         var cost: Int
         let slot: Int32
@@ -114,3 +114,5 @@ struct LRUIndex<Key: Hashable, Value> {
         links[Int(slot)] = Link()
     }
 }
+extension LRUIndex: Sendable where Key: Sendable, Value: Sendable {}
+extension LRUIndex.Entry: Sendable where Key: Sendable, Value: Sendable {}

@@ -14,7 +14,7 @@ import Foundation
 /// delivery: waiting(caller?) ──deliver──▶ delivered (a result no caller
 ///           waited for is kept until one asks)
 /// ```
-struct AsyncHTTPClientExchangeStateMachine<Caller, Head, Part, Writer> {
+struct AsyncHTTPClientExchangeStateMachine<Caller: Sendable, Head: Sendable, Part: Sendable, Writer: Sendable>: Sendable {
     enum Body {
         case waitingForHead
         /// The transfer stage keeps the body in memory: its parts, joined
@@ -26,7 +26,7 @@ struct AsyncHTTPClientExchangeStateMachine<Caller, Head, Part, Writer> {
         case ended
     }
 
-    enum Delivery<Outcome> {
+    enum Delivery<Outcome: Sendable>: Sendable {
         case waiting(Caller?)
         /// Delivered before anyone asked: kept for the caller.
         case ready(Outcome)

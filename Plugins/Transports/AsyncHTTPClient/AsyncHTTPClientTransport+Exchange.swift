@@ -20,7 +20,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         UnsafeContinuation<TransportResponse, any Error>, HTTPResponseHead, ByteBuffer, ResponseBodyWriter
     >
 
-    private struct State {
+    private struct State: Sendable {
         var machine: Machine
         var delivery: Machine.Delivery<Result<TransportResponse, any Error>> = .waiting(nil)
         var sent: Int64 = 0
