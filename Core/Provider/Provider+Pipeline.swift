@@ -179,7 +179,7 @@ extension Provider {
         }
         switch context.stubBehavior {
         case .never:
-            let stage = Transfer(transport: transport, configuration: transfer)
+            let stage = Transfer(transport: transport, configuration: transfer, watchdog: watchdog)
             if coalescesRequests, inputs.handoff == nil, let key = InflightRegistry.Key(request, inputs: inputs) {
                 return try await inflight.run(key) { () async throws(NetworkError) -> Response in
                     try await stage.run(request, inputs: inputs)

@@ -64,6 +64,8 @@ public final class Provider<Target: TargetType>: Sendable {
     public let coalescesRequests: Bool
 
     let inflight = InflightRegistry()
+    /// Enforces the idle time-outs and deadlines of this provider's transfers.
+    let watchdog = Watchdog()
 
     /// How many calls are waiting on coalesced transfers right now; for tests
     /// that need to know every caller has joined before a response arrives.

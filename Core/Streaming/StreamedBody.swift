@@ -38,7 +38,7 @@ final class StreamedBody: Sendable {
 
     private let state: Locked<State>
     private let control: TransferControl?
-    private let watch: Int?
+    private let watch: (watchdog: Watchdog, id: Int)?
     private let limit: ResponseTooLarge?
     private let announced: Int64?
     private let context: RequestContext?
@@ -46,7 +46,7 @@ final class StreamedBody: Sendable {
 
     /// A body the transfer stage hands over with the head: its transfer's
     /// control and watch stay in force until the body ends.
-    init(stream body: ResponseBody, control: TransferControl, watch: Int, limit: ResponseTooLarge?, announced: Int64?,
+    init(stream body: ResponseBody, control: TransferControl, watch: (watchdog: Watchdog, id: Int), limit: ResponseTooLarge?, announced: Int64?,
          context: RequestContext?) {
         switch body.storage {
         case .whole(let data): state = Locked(State(phase: .unread(.whole(data))))
@@ -247,7 +247,7 @@ final class StreamedBody: Sendable {
             return StreamSummary(bytes: state.received, elements: state.elements, duration: elapsed, outcome: outcome)
         }
         guard let summary else { return }
-        if let watch { Watchdog.shared.unwatch(watch) }
+        if let watch { watch.watchdog.unwatch(watch.id) }
         context?.streamEnded(summary)
     }
 }

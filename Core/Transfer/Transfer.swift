@@ -61,6 +61,8 @@ final class DownloadLedger: Sendable {
 struct Transfer: Sendable {
     let transport: any Transport
     let configuration: TransferConfiguration
+    /// The provider's watchdog, which enforces the time-outs.
+    let watchdog: Watchdog
 
     /// Sends `request` (as it left the plugins), follows its redirects and
     /// returns the response: the body in memory, or a download in a temporary
@@ -98,10 +100,10 @@ struct Transfer: Sendable {
         while true {
             if Task.isCancelled { throw .cancelled }
             let control = TransferControl(bodyLimit: arrivalLimit, progress: inputs.progress, readsInChunks: !collects)
-            let watch = Watchdog.shared.watch(control, idleTimeout: idleTimeout, deadline: deadline)
+            let watch = watchdog.watch(control, idleTimeout: idleTimeout, deadline: deadline)
             // A streamed body keeps its watch until the body ends.
             var handedOff = false
-            defer { if !handedOff { Watchdog.shared.unwatch(watch) } }
+            defer { if !handedOff { watchdog.unwatch(watch) } }
 
             let head = try await send(current, collects: collects, handsOff: inputs.handoff != nil, control: control)
             // Transports report the head themselves; one that does not is
@@ -123,7 +125,7 @@ struct Transfer: Sendable {
                                               progress: inputs.progress, ledger: inputs.downloads ?? DownloadLedger())
                 }
                 if let handoff = inputs.handoff {
-                    handoff.hand(StreamedBody(stream: head.body, control: control, watch: watch, limit: streamLimit,
+                    handoff.hand(StreamedBody(stream: head.body, control: control, watch: (watchdog, watch), limit: streamLimit,
                                               announced: Self.announcedLength(head, method: current.urlRequest.httpMethod),
                                               context: inputs.context))
                     handedOff = true

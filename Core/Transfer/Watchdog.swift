@@ -1,14 +1,12 @@
 import Foundation
 
-/// Watches the idle time-outs and deadlines of every transfer in the process
+/// Watches the idle time-outs and deadlines of every transfer of one provider
 /// with one timer, armed for the earliest possible expiry.
 ///
 /// Starting and ending a watch only takes a lock; the timer is re-armed only
 /// when a new watch could expire before it fires. A timer or a sleeping task
 /// per request would cost thread wake-ups on every request.
 final class Watchdog: Sendable {
-    static let shared = Watchdog()
-
     private struct Watched {
         let control: TransferControl
         let idleLimit: UInt64
@@ -54,7 +52,9 @@ final class Watchdog: Sendable {
     }
 
     private func arm(for expiry: UInt64) {
-        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: expiry)) { self.sweep() }
+        // Weakly: a provider that is gone takes its watchdog with it; a
+        // streamed body still being read holds it as long as it needs it.
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: expiry)) { [weak self] in self?.sweep() }
     }
 
     private func sweep() {

@@ -104,7 +104,7 @@ import Testing
         client.certificateChain = identity.certificateChain
         client.privateKey = identity.privateKey
         let connections = try await withTLSListener(of: .selfSigned, recordingClientCertificates: presented) { port, group, accepted in
-            _ = await TrustDiagnosis.reason(host: "127.0.0.1", port: port, configuration: client, pinned: false, on: group,
+            _ = await TrustDiagnosis().reason(host: "127.0.0.1", port: port, configuration: client, pinned: false, on: group,
                                             within: .seconds(120))
             return accepted()
         }
@@ -181,7 +181,7 @@ import Testing
                            within limit: TimeAmount = .seconds(120)) async throws -> (ServerTrustFailure.Reason, connections: Int) {
         try await withTLSListener(of: certificate, sendingIssuer: sendingIssuer, droppingConnections: dropped, stalling: stalled) {
             port, group, accepted in
-            let reason = await TrustDiagnosis.reason(
+            let reason = await TrustDiagnosis().reason(
                 host: "127.0.0.1", port: port, configuration: .makeClientConfiguration(), pinned: false, on: group,
                 within: limit)
             return (reason, accepted())

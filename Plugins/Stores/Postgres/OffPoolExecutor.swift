@@ -6,10 +6,9 @@ import NIOConcurrencyHelpers
 /// (``PostgresResponseCache``'s, which `ResponseCaching` requires) can wait
 /// for it without waiting for the cooperative thread pool it may be
 /// blocking: with every pool thread inside such a wait, work queued on the
-/// pool would never run and every wait would end in its time-out.
+/// pool would never run and every wait would end in its time-out. Each cache
+/// has its own.
 final class OffPoolExecutor: TaskExecutor {
-    static let shared = OffPoolExecutor()
-
     private let queue = DispatchQueue(label: "courier.postgres", attributes: .concurrent)
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -27,7 +26,7 @@ final class OffPoolExecutor: TaskExecutor {
 
     /// Runs `work` on this executor and waits at most `timeout` for it; work
     /// still running then is cancelled and left to finish on its own.
-    static func wait<Value: Sendable>(
+    func wait<Value: Sendable>(
         atMost timeout: Duration,
         _ work: @escaping @Sendable () async throws -> Value
     ) -> Outcome<Value> {
@@ -41,7 +40,7 @@ final class OffPoolExecutor: TaskExecutor {
         }
         let task: Task<Void, Never>
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-            task = Task(executorPreference: shared, operation: body)
+            task = Task(executorPreference: self, operation: body)
         } else {
             task = Task.detached(operation: body)
         }

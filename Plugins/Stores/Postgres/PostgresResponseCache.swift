@@ -48,6 +48,8 @@ public final class PostgresResponseCache: ResponseCaching {
 
     private let availability: NIOLockedValueBox<Availability>
     private let writes: WriteQueue
+    /// Where its database work runs, off the cooperative pool its callers may block.
+    private let executor = OffPoolExecutor()
 
     /// Creates a cache on `storage`; the table is created on first use.
     /// - Parameters:
@@ -124,7 +126,7 @@ public final class PostgresResponseCache: ResponseCaching {
     /// the time-out; `nil` for a failure, a time-out or a rest.
     private func attempt<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) -> Value? {
         guard availability.withLockedValue({ $0.mayTry(now: Self.uptime()) }) else { return nil }
-        switch OffPoolExecutor.wait(atMost: configuration.timeout, work) {
+        switch executor.wait(atMost: configuration.timeout, work) {
         case .finished(let value):
             availability.withLockedValue { $0.succeeded() }
             return value

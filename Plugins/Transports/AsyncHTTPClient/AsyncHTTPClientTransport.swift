@@ -56,6 +56,8 @@ public final class AsyncHTTPClientTransport: Transport {
     private let clientUsesProxy: Bool
     /// Which event loop each request's delegate runs on.
     let loops: EventLoopChoice
+    /// Finds out why a certificate was refused; calls that fail at once share one.
+    private let trustDiagnosis = TrustDiagnosis()
 
     /// Creates a transport on a client you own.
     ///
@@ -222,7 +224,7 @@ extension AsyncHTTPClientTransport {
                 "CERTIFICATE_VERIFY_FAILED; not diagnosed further, since the client connects through a proxy")))
         }
         let port = url.port ?? 443
-        let reason = await TrustDiagnosis.reason(
+        let reason = await trustDiagnosis.reason(
             host: host, port: port, configuration: configuration ?? tls.base ?? .makeClientConfiguration(),
             pinned: configuration != nil && tls.trust.pins(for: host) != nil, on: client.eventLoopGroup, until: control)
         return .serverTrustFailed(ServerTrustFailure(host: host, reason: reason))

@@ -27,8 +27,8 @@ import NIOTLS
 /// counts each handshake from its connecting to its end on the event loop,
 /// not the time the diagnosis waits to be scheduled between them, so a busy
 /// machine does not use it up. Requests that fail at once against the same
-/// server share one diagnosis.
-enum TrustDiagnosis {
+/// server share one diagnosis: each transport keeps its own.
+final class TrustDiagnosis: Sendable {
     /// The longest a diagnosis takes, connecting included: a handshake on
     /// loopback takes milliseconds, one across the world a second, and one
     /// under a thread sanitizer several.
@@ -41,22 +41,25 @@ enum TrustDiagnosis {
         let configuration: BestEffortTLSKey
     }
 
-    private static let inFlight = Locked<[Key: Task<ServerTrustFailure.Reason, Never>]>([:])
+    /// The diagnoses running now, shared by the calls that failed at once.
+    private let inFlight = Locked<[Key: Task<ServerTrustFailure.Reason, Never>]>([:])
+
+    init() {}
 
     /// The reason `host` failed verification under `configuration`, found
     /// with handshakes that take at most `limit` in all (tests give a long
     /// one, or a short one to reach it), or a reason that says the call ended
     /// first when `control` is aborted before.
-    static func reason(host: String, port: Int, configuration: TLSConfiguration, pinned: Bool,
+    func reason(host: String, port: Int, configuration: TLSConfiguration, pinned: Bool,
                        on group: any EventLoopGroup, within limit: TimeAmount = timeLimit,
                        until control: TransferControl? = nil) async -> ServerTrustFailure.Reason {
-        let configuration = withoutClientCertificate(configuration)
+        let configuration = Self.withoutClientCertificate(configuration)
         let key = Key(host: host, port: port, pinned: pinned, configuration: BestEffortTLSKey(configuration))
         let task = inFlight.withLock { flights in
             if let running = flights[key] { return running }
-            let task = Task {
-                let reason = await diagnose(host: host, port: port, configuration: configuration, pinned: pinned,
-                                            on: group, within: limit)
+            let task = Task { [inFlight] in
+                let reason = await Self.diagnose(host: host, port: port, configuration: configuration, pinned: pinned,
+                                                 on: group, within: limit)
                 _ = inFlight.withLock { $0.removeValue(forKey: key) }
                 return reason
             }
@@ -64,7 +67,7 @@ enum TrustDiagnosis {
             return task
         }
         guard let control else { return await task.value }
-        return await first(of: task, orAbortOf: control)
+        return await Self.first(of: task, orAbortOf: control)
     }
 
     private static func withoutClientCertificate(_ configuration: TLSConfiguration) -> TLSConfiguration {
