@@ -5,7 +5,7 @@ import FoundationNetworking
 
 // The request pipeline, step by step: endpoint, URLRequest, prepare, the
 // intercept chain around willSend and the transfer stage, didReceive,
-// process, validation, and placing a download.
+// process and validation (a download is placed by the transfer stage).
 //
 // The steps (here and in the transfer stage) are `nonisolated(nonsending)`:
 // they run on the executor of the public call that starts them, which is
@@ -35,9 +35,7 @@ extension Provider {
 
         let destination = endpoint.task.downloadDestination
         var inputs = TransferInputs(downloadDestination: destination, progress: options.progress, deadline: endpoint.deadline,
-                                    maximumResponseSize: endpoint.maximumResponseSize,
-                                    downloads: destination == nil ? nil : DownloadLedger())
-        defer { inputs.downloads?.discardUnplaced() }
+                                    maximumResponseSize: endpoint.maximumResponseSize, validation: target.validationType)
         var context = RequestContext(target: target.unwrapped, options: options, stubBehavior: stubClosure(target),
                                      isDownload: inputs.downloadDestination != nil, isStreamed: streaming != nil)
         inputs.context = context
@@ -98,7 +96,7 @@ extension Provider {
         if context.isDownload, context.stubBehavior == .never, !(200..<300).contains(response.statusCode) {
             throw .statusCode(response)
         }
-        return try inputs.downloads?.place(response) ?? response
+        return response
     }
 
     // MARK: - Steps

@@ -6,7 +6,8 @@ import FoundationNetworking
 /// Chooses where a downloaded file goes, given a name for the file on its way
 /// and the server's response head. Called once the head arrives; the body is
 /// written to a 0600 temporary file next to the destination and moved there
-/// only after the response passed validation.
+/// only once it has arrived whole with a status the target's validation
+/// accepts, before the plugins see the response.
 ///
 /// A name that comes from the server is hostile until checked: pass it
 /// through ``DownloadDestinations/safeFileName(_:fallback:)``, as

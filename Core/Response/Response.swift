@@ -18,10 +18,11 @@ public struct Response: Sendable, CustomStringConvertible {
     public var data: Data { storage.readFixed { $0.data } }
     /// The request as it was sent, after every plugin's `prepare`.
     public var request: URLRequest? { storage.readFixed { $0.request } }
-    /// Where a download's body was written, for the download tasks: at its
-    /// destination once the call returns; while plugins see the response, in
-    /// its temporary file next to the destination (it is moved only after
-    /// validation passed).
+    /// Where a download's body was written, for the download tasks: its
+    /// destination, where the transfer stage moved it once it arrived whole
+    /// with a status the target's validation accepts (before any plugin sees
+    /// the response, as Alamofire, the HTTP library Moya is built on, places
+    /// its downloads); `nil` when it was not accepted.
     public var fileURL: URL? { storage.readFixed { $0.fileURL } }
     private var head: Head { storage.readFixed { $0.head } }
 

@@ -14,44 +14,15 @@ struct TransferInputs: Sendable {
     var deadline: TimeInterval?
     /// The target's size limit, or `nil` for the provider's.
     var maximumResponseSize: Int64?
-    /// Every download file the call creates, so the ones never placed are
-    /// removed; only downloads have one.
-    var downloads: DownloadLedger?
+    /// The statuses the target accepts: a download is placed at its
+    /// destination only for one of them.
+    var validation: ValidationType = .successCodes
     /// The call's context, which records every redirect followed (a context,
     /// not a closure over it: a closure would cost every call an allocation).
     var context: RequestContext?
     /// For a streamed call, where the body goes once the head is known,
     /// instead of being read here.
     var handoff: StreamHandoff?
-}
-
-/// The download files of one call, across replays and retries: the transfer
-/// stage writes each into a temporary file beside its destination, and the
-/// provider places the one its final response names once validation passed.
-/// A response carries only the file's URL.
-final class DownloadLedger: Sendable {
-    private let files = Locked<[DownloadFile]>([])
-
-    func add(_ file: DownloadFile) {
-        files.withLock { $0.append(file) }
-    }
-
-    /// Moves the download `response` names from its temporary file to its
-    /// destination, and returns the response naming the destination; the
-    /// response unchanged when it names no download of this call (a stub, a
-    /// cached answer a plugin returned).
-    /// - Throws: ``NetworkError/downloadFailed(_:)`` when the move fails.
-    func place(_ response: Response) throws(NetworkError) -> Response {
-        guard let path = response.fileURL?.standardizedFileURL.path,
-              let file = files.withLock({ files in files.first { $0.temporaryURL.standardizedFileURL.path == path } })
-        else { return response }
-        return response.replacing(fileURL: try file.place())
-    }
-
-    /// Removes every file that was not placed at its destination.
-    func discardUnplaced() {
-        for file in files.withLock({ $0 }) { file.discard() }
-    }
 }
 
 /// The transfer stage: sends a request through a ``Transport`` and owns every
@@ -65,9 +36,9 @@ struct Transfer: Sendable {
     let watchdog: Watchdog
 
     /// Sends `request` (as it left the plugins), follows its redirects and
-    /// returns the response: the body in memory, or a download in a temporary
-    /// file next to its destination, which the call's ``DownloadLedger``
-    /// places after validation.
+    /// returns the response: the body in memory, or a download written to a
+    /// temporary file next to its destination and moved there once it has
+    /// arrived whole with a status the target accepts.
     nonisolated(nonsending) func run(_ request: URLRequest, inputs: TransferInputs) async throws(NetworkError) -> Response {
         guard let url = request.url, url.isPlainHTTPWithHost || url.scheme.map(Self.isHTTP) == true && url.checkedHost != nil else {
             throw .requestBuildFailed(RequestBuildFailure.unsupportedURL(request.url?.scheme ?? "a URL without a scheme"))
@@ -122,7 +93,7 @@ struct Transfer: Sendable {
                     let limit = (inputs.maximumResponseSize ?? configuration.limits.maximumDownloadSize)
                         .map { ResponseTooLarge(limit: .download, bytes: $0) }
                     return try await download(head, for: current, to: destination, limit: limit, control: control,
-                                              progress: inputs.progress, ledger: inputs.downloads ?? DownloadLedger())
+                                              progress: inputs.progress, validation: inputs.validation)
                 }
                 if let handoff = inputs.handoff {
                     handoff.hand(StreamedBody(stream: head.body, control: control, watch: (watchdog, watch), limit: streamLimit,
@@ -201,7 +172,7 @@ struct Transfer: Sendable {
         limit: ResponseTooLarge?,
         control: TransferControl,
         progress: ProgressHandler?,
-        ledger: DownloadLedger
+        validation: ValidationType
     ) async throws(NetworkError) -> Response {
         let fields = Self.fixedHeaderFields(head, bodyLength: nil)
         let placeholder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
@@ -211,18 +182,16 @@ struct Transfer: Sendable {
         }
         let (url, options) = destination(placeholder, httpResponse)
         let file = try DownloadFile(destination: url, options: options)
-        ledger.add(file)
-        do throws(NetworkError) {
-            let received = try await receive(head, for: request, limit: limit, control: control, progress: progress) { chunk throws(NetworkError) in
-                try file.write(chunk)
-            }
-            try file.close()
-            return Response(statusCode: head.statusCode, data: Data(), request: request.urlRequest, url: head.url,
-                            fields: Self.fixedHeaderFields(head, bodyLength: received), fileURL: file.temporaryURL)
-        } catch {
-            file.discard()
-            throw error
+        // Whatever happens before the file is placed, nothing is left.
+        defer { file.discard() }
+        let received = try await receive(head, for: request, limit: limit, control: control, progress: progress) { chunk throws(NetworkError) in
+            try file.write(chunk)
         }
+        // Placed here, where it was written, once whole and accepted: the
+        // provider fails a status the target does not accept, with no file.
+        let placed = validation.accepts(head.statusCode) ? try file.place() : nil
+        return Response(statusCode: head.statusCode, data: Data(), request: request.urlRequest, url: head.url,
+                        fields: Self.fixedHeaderFields(head, bodyLength: received), fileURL: placed)
     }
 
     /// Reads the body into `sink` under `limit`, reporting download progress,

@@ -69,6 +69,44 @@ extension TransportConformanceTests {
         }
     }
 
+    /// A download is placed where it was written, before the plugins see the
+    /// response: they find the file at its destination. A status the
+    /// target's validation does not accept leaves no file at all.
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadIsPlacedBeforeThePluginsSeeItAndOnlyWhenAccepted(kind: TransportKind) async throws {
+        struct FileWatcher: Plugin {
+            let seen: Locked<(url: URL?, content: Data?)>
+            func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+                let url = try? result.get().fileURL
+                seen.withLock { $0 = (url, url.flatMap { try? Data(contentsOf: $0) }) }
+            }
+        }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let seen = Locked<(url: URL?, content: Data?)>((nil, nil))
+        try await kind.withProvider(plugins: [FileWatcher(seen: seen)]) { provider, server in
+            server.route("/report") { _ in LoopbackResponse(body: .data(Data("report".utf8))) }
+            let destination = folder.file("report.txt")
+            let accepted = TestTarget(server.baseURL, path: "/report", task: .downloadDestination(DownloadDestinations.file(destination)))
+            let response = try await provider.request(accepted)
+            #expect(response.fileURL?.standardizedFileURL == destination.standardizedFileURL)
+            #expect(seen.withLock { $0.url }?.standardizedFileURL == destination.standardizedFileURL)
+            #expect(seen.withLock { $0.content } == Data("report".utf8))
+
+            let elsewhere = folder.file("refused.txt")
+            let refused = TestTarget(server.baseURL, path: "/report", task: .downloadDestination(DownloadDestinations.file(elsewhere)),
+                                     validationType: .customCodes([201]))
+            let error = await failure(of: refused, on: provider)
+            guard case .statusCode(let failed) = error else {
+                Issue.record("expected statusCode, got \(String(describing: error))")
+                return
+            }
+            #expect(failed.statusCode == 200)
+            #expect(failed.fileURL == nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["report.txt"])
+        }
+    }
+
     /// While the body is on its way, it sits in a 0600 file next to its
     /// destination; when the call ends without it, nothing is left.
     @Test(arguments: TransportKind.networked)
