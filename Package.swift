@@ -161,6 +161,7 @@ var targets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: when("Postgres")),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: when("Postgres")),
             .product(name: "Crypto", package: "swift-crypto", condition: when("Postgres")),
+            .product(name: "NIOSSL", package: "swift-nio-ssl", condition: when("Postgres")),
         ],
         path: "Plugins/Stores/Postgres",
         exclude: ["CourierPostgres.docc"]

@@ -51,6 +51,9 @@ public final class PostgresStorage: Service, Sendable {
     public init(configuration: Configuration, logger: Logger = Logger(label: "courier.postgres", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
         self.logger = logger
+        if let warning = configuration.downgradeWarning {
+            logger.warning("\(warning)")
+        }
     }
 
     /// Creates the storage from a connection string such as
@@ -60,8 +63,13 @@ public final class PostgresStorage: Service, Sendable {
     ///     ``Configuration/init(connectionString:maximumConnections:)``.
     ///   - maximumConnections: The most connections the pool opens.
     /// - Throws: ``PostgresStorageError/invalidConnectionString(_:)``.
-    public convenience init(connectionString: String, maximumConnections: Int = 8) throws(PostgresStorageError) {
-        self.init(configuration: try Configuration(connectionString: connectionString, maximumConnections: maximumConnections))
+    ///   - logger: Where the pool's background events go, and the warning
+    ///     about an `sslmode` that allows cleartext; none by default.
+    public convenience init(connectionString: String, maximumConnections: Int = 8,
+                            logger: Logger = Logger(label: "courier.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        throws(PostgresStorageError) {
+        self.init(configuration: try Configuration(connectionString: connectionString, maximumConnections: maximumConnections),
+                  logger: logger)
     }
 
     /// Runs the connection pool until the task is cancelled or a

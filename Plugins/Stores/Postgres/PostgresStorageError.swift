@@ -16,7 +16,7 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
         switch self {
         case .invalidConnectionString(let reason):
             "The PostgreSQL connection string is invalid: \(reason). "
-                + "Use postgres://user:password@host:port/database (with ?sslmode=disable|prefer|require)."
+                + "Use postgres://user:password@host:port/database (with ?sslmode=require|verify-full|verify-ca|disable, and sslrootcert=FILE)."
         case .schemaVersionMismatch(let found, let expected):
             "The database holds Courier's tables in version \(found), and this release reads version \(expected). "
                 + "Nothing was changed; point this release at another database, or migrate the tables."
