@@ -15,7 +15,8 @@ private struct IdentityProvider: Sendable {
 
 /// Compiled, never called.
 private func runningAFleet(identityProvider: IdentityProvider, logger: Logger) async throws {
-    let storage = try PostgresStorage(connectionString: "postgres://api@db.internal/api?sslmode=require")
+    let storage = try PostgresStorage(
+        connectionString: "postgres://api@db.internal/api?sslmode=verify-full&sslrootcert=/etc/api/db-ca.pem")
     let credentials = PostgresCredentialStore(storage: storage)
     let cache = PostgresResponseCache(storage: storage)
 

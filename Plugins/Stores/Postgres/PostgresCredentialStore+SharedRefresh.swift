@@ -1,5 +1,6 @@
 import CourierAuth
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 extension PostgresCredentialStore {
@@ -49,23 +50,43 @@ extension PostgresCredentialStore {
         replacing stale: Credential, _ refresh: @escaping AuthPlugin.Refresh, name: String, seconds: TimeInterval
     ) async throws -> Credential {
         let logger = storage.logger
-        return try await storage.client.withTransaction(logger: logger) { connection in
-            // SET takes no parameters; the number is ours, not the caller's.
-            let milliseconds = Int(min(seconds * 1_000, 2_000_000_000).rounded(.up))
-            try await connection.query("SET LOCAL lock_timeout = \(unescaped: String(milliseconds))", logger: logger)
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("courier.credential." + name)))", logger: logger)
-            guard let current = try await CredentialRow.read(name: name, on: connection, logger: logger) else {
-                throw AuthPlugin.RefreshRefused(reason: "the credential was signed out by another process")
-            }
-            if current.accessToken != stale.accessToken && !current.isExpired() {
-                return current
-            }
-            let renewed = try await Deadline.run(
-                within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
-            ) {
-                try await refresh(current)
-            }
-            try await CredentialRow.write(renewed, name: name, on: connection, logger: logger)
+        // What the identity provider answered, once it has: from then on its
+        // old refresh token is spent, so the answer must not be lost.
+        let answered = NIOLockedValueBox<(replacing: String, renewed: Credential)?>(nil)
+        do {
+            // The lock wait and the refresh take at most `seconds` each; a
+            // session the server ended can leave the transaction waiting on
+            // a reply that never comes, so the whole is bounded too.
+            let storage = storage
+            return try await Deadline.run(
+                within: seconds * 2 + 5, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
+            ) { try await storage.client.withTransaction(logger: logger) { connection in
+                // The lock is held while the identity provider answers, at
+                // most `seconds`; a holder idle for longer is frozen or gone.
+                try await SessionLimits.apply(lockTimeout: seconds, idleTimeout: seconds + 1, on: connection, logger: logger)
+                guard let current = try await CredentialRow.read(name: name, locking: true, on: connection, logger: logger) else {
+                    throw AuthPlugin.RefreshRefused(reason: "the credential was signed out by another process")
+                }
+                if current.accessToken != stale.accessToken && !current.isExpired() {
+                    return current
+                }
+                let renewed = try await Deadline.run(
+                    within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
+                ) {
+                    try await refresh(current)
+                }
+                answered.withLockedValue { $0 = (current.accessToken, renewed) }
+                // The row is locked, so it still holds `current`.
+                _ = try await CredentialRow.replace(holding: current.accessToken, with: renewed, name: name,
+                                                    on: connection, logger: logger)
+                return renewed
+            } }
+        } catch {
+            guard let (replacing, renewed) = answered.withLockedValue({ $0 }) else { throw error }
+            // The write or its commit failed after the identity provider
+            // answered (a restarted database, a terminated session): the new
+            // credential is used at once and written until it lands.
+            writes.enqueue { [self] in try await writeUntilLanded(renewed, replacing: replacing) }
             return renewed
         }
     }

@@ -25,18 +25,26 @@ import ServiceLifecycle
 /// ```
 ///
 /// ## The lock
-/// A transaction-level advisory lock (`pg_advisory_xact_lock`) on the hash
-/// of the credential's name, held by a transaction that also reads and
-/// writes the row. An advisory lock needs no row to exist (a store whose row
-/// was cleared still serialises), and, being a transaction's, it is released
-/// by `COMMIT` together with the write becoming visible, by `ROLLBACK` when
-/// the refresh fails, and by PostgreSQL itself when the process dies and its
-/// session ends: a killed process never leaves the fleet locked. A row lock
-/// (`SELECT … FOR UPDATE`) would give the same guarantees but only once the
-/// row exists. Waiting for the lock is bounded by
-/// ``Configuration-swift.struct/refreshTimeout`` (`lock_timeout`), and so is
-/// the refresh: one that outlives it is abandoned, the transaction rolled back
-/// and the lock released, as `AuthPlugin` abandons a refresh.
+/// The row itself, locked with `SELECT … FOR UPDATE` by the transaction that
+/// reads it, calls the identity provider and writes the answer. Only a role
+/// that may update the table can take that lock (an advisory lock, which
+/// anyone who can connect may hold, is not used), and it is released by
+/// `COMMIT` together with the write becoming visible, by `ROLLBACK` when the
+/// refresh fails, and by PostgreSQL itself when the session ends: a killed
+/// process never leaves the fleet locked, and one that stops (a frozen host)
+/// loses its session after ``Configuration-swift.struct/refreshTimeout``
+/// (`idle_in_transaction_session_timeout`). Waiting for the lock is bounded
+/// by the same time (`lock_timeout`), and so is the refresh: one that
+/// outlives it is abandoned and the lock released, as `AuthPlugin` abandons
+/// a refresh. A sign-out's delete waits for the lock too, so a refresh in
+/// flight never brings a signed-out credential back, and every other write
+/// is conditional on the access token it replaces
+/// (``replaceCredential(holding:with:)``).
+///
+/// When the identity provider has answered but the write or its commit fails
+/// (a restarted database, a terminated session), its old refresh token is
+/// already spent: the new credential is used at once and written in the
+/// background until it lands or the row holds something newer.
 ///
 /// ## Reading without waiting
 /// `CredentialStoring` is synchronous, so the store answers ``credential``
@@ -68,7 +76,7 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
     }
 
     private let mirror = NIOLockedValueBox(Mirror())
-    private let writes: WriteQueue
+    let writes: WriteQueue
 
     /// Creates a store; call ``reload()`` or ``run()`` before reading it.
     /// - Parameters:
@@ -97,10 +105,39 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
     }
 
     /// Forgets the credential at once and deletes the row, for every
-    /// process, in the background.
+    /// process, in the background. A refresh in flight in any process
+    /// finishes first (the delete waits for the row's lock), so it cannot
+    /// bring the credential back.
     public func clear() {
         remember(nil)
         writes.enqueue { [self] in try await delete() }
+    }
+
+    /// Replaces the credential only while it is the one whose access token
+    /// is `accessToken` (none, for `nil`), here and in the row: the check and
+    /// the change are one statement, so a sign-out or a newer credential
+    /// written by another process meanwhile is never overwritten.
+    /// - Returns: Whether this process's copy held `accessToken` and was
+    ///   replaced; the row follows in the background, only if it still holds
+    ///   it too.
+    public func replaceCredential(holding accessToken: String?, with credential: Credential?) -> Bool {
+        let replaced = mirror.withLockedValue { mirror in
+            guard mirror.credential?.accessToken == accessToken else { return false }
+            mirror.credential = credential
+            mirror.generation &+= 1
+            return true
+        }
+        guard replaced else { return false }
+        writes.enqueue { [self] in
+            try await storage.prepareSchema()
+            _ = try await storage.client.withTransaction(logger: storage.logger) { connection in
+                try await SessionLimits.apply(lockTimeout: configuration.refreshTimeout, idleTimeout: configuration.refreshTimeout,
+                                              on: connection, logger: storage.logger)
+                return try await CredentialRow.replace(holding: accessToken, with: credential, name: configuration.name,
+                                                       on: connection, logger: storage.logger)
+            }
+        }
+        return true
     }
 
     // MARK: - Waiting for the database
@@ -179,8 +216,43 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
 
     private func delete() async throws {
         try await storage.prepareSchema()
-        try await storage.client.withConnection { connection in
+        try await storage.client.withTransaction(logger: storage.logger) { connection in
+            // Waits for a refresh that holds the row, at most as long as one may.
+            try await SessionLimits.apply(lockTimeout: configuration.refreshTimeout + 1, idleTimeout: configuration.refreshTimeout,
+                                          on: connection, logger: storage.logger)
             try await CredentialRow.delete(name: configuration.name, on: connection, logger: storage.logger)
+        }
+    }
+
+    /// Writes `renewed` over the credential whose access token is
+    /// `replacing`, trying again (after 0.2 s, doubling to 5 s) until it
+    /// lands or the row holds something else (a newer credential, or none
+    /// after a sign-out), which wins.
+    func writeUntilLanded(_ renewed: Credential, replacing: String) async throws {
+        var pause = 0.2
+        while true {
+            do {
+                try await storage.prepareSchema()
+                let row: Credential?? = try await storage.client.withConnection { connection in
+                    let landed = try await CredentialRow.replace(holding: replacing, with: renewed, name: configuration.name,
+                                                                 on: connection, logger: storage.logger)
+                    return landed ? .none : .some(try await CredentialRow.read(name: configuration.name, on: connection,
+                                                                                logger: storage.logger))
+                }
+                // Not landed: what the row holds wins over the renewed copy.
+                if let row {
+                    mirror.withLockedValue { mirror in
+                        guard mirror.credential?.accessToken == renewed.accessToken else { return }
+                        mirror.credential = row
+                        mirror.generation &+= 1
+                    }
+                }
+                return
+            } catch {
+                configuration.onWriteFailure?(error)
+                try await Task.sleep(for: .seconds(pause))
+                pause = min(pause * 2, 5)
+            }
         }
     }
 }

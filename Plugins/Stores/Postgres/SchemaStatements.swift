@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -7,10 +8,16 @@ enum SchemaStatements {
     /// Serialises schema creation across processes: concurrent
     /// `CREATE TABLE IF NOT EXISTS` can still collide in the catalog.
     static let lockKey: Int64 = 0x436F_7572_6965_7201  // "Courier" and 1
+    /// The longest wait for the schema lock, in seconds.
+    static let lockWait: TimeInterval = 10
 
     /// Creates what is missing and returns the version the database holds;
     /// creates nothing when that is another version.
     static func create(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        // Anyone who can connect may hold an advisory key: a held one delays
+        // a process's start by at most this much, then fails its prepare
+        // with the database's lock time-out, and never pins a connection.
+        try await SessionLimits.apply(lockTimeout: lockWait, idleTimeout: lockWait, on: connection, logger: logger)
         try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
         try await connection.query(
             "CREATE TABLE IF NOT EXISTS courier_schema (component text PRIMARY KEY, version integer NOT NULL)",

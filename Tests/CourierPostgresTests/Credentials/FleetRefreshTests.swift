@@ -78,11 +78,10 @@ extension PostgresTests {
                 try await holder.waitForLine(startingWith: "holding", within: 30)
                 let waiter = try await fleet.go(1, requests: 1)[0]
                 defer { waiter.signal(SIGKILL) }
-                // The waiter is queued on the advisory lock the holder has.
+                // The waiter is queued on the row the holder has locked.
                 try await withStorage(fleet.postgres) { storage in
                     let queued = try await eventually(within: 30) {
-                        try await integers("SELECT count(*)::bigint FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", on: storage)
-                            == [1]
+                        try await integers("SELECT count(*)::bigint FROM pg_locks WHERE NOT granted", on: storage) == [1]
                     }
                     #expect(queued)
                 }
