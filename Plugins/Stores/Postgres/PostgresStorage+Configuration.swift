@@ -8,6 +8,11 @@ extension PostgresStorage {
         /// postgres-nio's client configuration: host or Unix socket, user,
         /// password, database, TLS and the pool's options.
         public var client: PostgresClient.Configuration
+        /// The schema that holds Courier's tables, `public` unless given: every
+        /// session's `search_path` is set to it alone when it connects, so no
+        /// table another role creates in a schema searched earlier (such as
+        /// one named after the fleet's role) can stand in for Courier's.
+        public var schema: String = "public"
 
         /// Wraps a postgres-nio configuration.
         /// - Parameters:

@@ -49,7 +49,11 @@ public final class PostgresStorage: Service, Sendable {
     ///     the pool may open.
     ///   - logger: Where the pool's background events go; none by default.
     public init(configuration: Configuration, logger: Logger = Logger(label: "courier.postgres", factory: { _ in SwiftLogNoOpLogHandler() })) {
-        self.client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
+        var client = configuration.client
+        let schema = "\"" + configuration.schema.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        client.options.additionalStartupParameters.removeAll { $0.0 == "search_path" }
+        client.options.additionalStartupParameters.append(("search_path", schema))
+        self.client = PostgresClient(configuration: client, backgroundLogger: logger)
         self.logger = logger
         if let warning = configuration.downgradeWarning {
             logger.warning("\(warning)")
@@ -97,15 +101,23 @@ public final class PostgresStorage: Service, Sendable {
 
     /// Creates the tables unless they exist, once per storage.
     /// - Throws: ``PostgresStorageError/schemaVersionMismatch(found:expected:)``,
-    ///   or the database's error (then the next call tries again).
+    ///   ``PostgresStorageError/untrustedTables(_:)``, or the database's
+    ///   error (then the next call tries again).
     func prepareSchema() async throws {
         switch schema.withLockedValue({ $0 }) {
         case .ready: return
         case .mismatch(let found): throw PostgresStorageError.schemaVersionMismatch(found: found, expected: Self.schemaVersion)
         case .unknown: break
         }
-        let found = try await client.withTransaction(logger: logger) { connection in
-            try await SchemaStatements.create(on: connection, logger: logger)
+        let found: Int
+        do {
+            found = try await client.withTransaction(logger: logger) { connection in
+                try await SchemaStatements.create(on: connection, logger: logger)
+            }
+        } catch let error as PostgresTransactionError {
+            // Ours (untrusted tables) as it is, not wrapped.
+            if let refusal = error.closureError as? PostgresStorageError { throw refusal }
+            throw error
         }
         guard found == Self.schemaVersion else {
             schema.withLockedValue { $0 = .mismatch(found: found) }

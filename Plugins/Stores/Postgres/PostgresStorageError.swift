@@ -7,6 +7,10 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
     /// The database holds Courier's tables in another version than this
     /// release's ``PostgresStorage/schemaVersion``; they are left untouched.
     case schemaVersionMismatch(found: Int, expected: Int)
+    /// Courier's tables are there but cannot be trusted with tokens: another
+    /// role owns them or their schema, or may write them; the associated
+    /// value says which. Nothing was read or written.
+    case untrustedTables(String)
     /// A refresh held the fleet's refresh lock longer than the store's
     /// `refreshTimeout`; the lock was released and the credential kept.
     case refreshTimedOut(seconds: Double)
@@ -20,6 +24,10 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
         case .schemaVersionMismatch(let found, let expected):
             "The database holds Courier's tables in version \(found), and this release reads version \(expected). "
                 + "Nothing was changed; point this release at another database, or migrate the tables."
+        case .untrustedTables(let problems):
+            "Courier's tables in this database cannot be trusted: \(problems). Nothing was read or written. "
+                + "Another role may have made them first; have the fleet's role own the tables and their schema, "
+                + "and grant no other role INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER or REFERENCES on them."
         case .refreshTimedOut(let seconds):
             "The credential refresh did not finish within \(seconds) seconds; the fleet's refresh lock was "
                 + "released and the credential kept."

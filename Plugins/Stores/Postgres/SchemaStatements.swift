@@ -19,6 +19,9 @@ enum SchemaStatements {
         // with the database's lock time-out, and never pins a connection.
         try await SessionLimits.apply(lockTimeout: lockWait, idleTimeout: lockWait, on: connection, logger: logger)
         try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+        // Before anything is written to a table that exists: one made by
+        // another role could hand it the tokens or run its triggers as ours.
+        try await checkOwnership(on: connection, logger: logger)
         try await connection.query(
             "CREATE TABLE IF NOT EXISTS courier_schema (component text PRIMARY KEY, version integer NOT NULL)",
             logger: logger
@@ -37,8 +40,40 @@ enum SchemaStatements {
         for statement in tables {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
+        try await checkOwnership(on: connection, logger: logger)
         return found
     }
+
+    /// Refuses tables this role does not own, write privileges on them that
+    /// another role holds, and a schema owned by a role other than this one
+    /// or the database's owner (who could drop and replace the tables).
+    /// - Throws: ``PostgresStorageError/untrustedTables(_:)`` saying what.
+    static func checkOwnership(on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: ownershipProblems), logger: logger)
+        var problems: [String] = []
+        for try await problem in rows.decode(String.self) { problems.append(problem) }
+        guard problems.isEmpty else { throw PostgresStorageError.untrustedTables(problems.joined(separator: "; ")) }
+    }
+
+    /// One line per problem with the tables that exist.
+    private static let ownershipProblems = """
+        WITH ours AS (
+            SELECT c.oid, c.relname, c.relowner, c.relacl, c.relnamespace FROM pg_class c
+            WHERE c.oid IN (to_regclass('courier_schema'), to_regclass('courier_credentials'), to_regclass('courier_cache'))
+        ), me AS (SELECT oid FROM pg_roles WHERE rolname = current_user)
+        SELECT relname || ' is owned by ' || pg_get_userbyid(relowner) FROM ours WHERE relowner <> (SELECT oid FROM me)
+        UNION ALL
+        SELECT DISTINCT relname || ' lets ' || CASE a.grantee WHEN 0 THEN 'every role' ELSE pg_get_userbyid(a.grantee) END
+            || ' ' || a.privilege_type
+        FROM ours, aclexplode(ours.relacl) a
+        WHERE a.grantee <> ours.relowner AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'TRIGGER', 'REFERENCES')
+        UNION ALL
+        SELECT DISTINCT 'schema ' || n.nspname || ' is owned by ' || pg_get_userbyid(n.nspowner)
+        FROM ours JOIN pg_namespace n ON n.oid = ours.relnamespace
+        WHERE n.nspowner <> (SELECT oid FROM me)
+            AND n.nspowner <> (SELECT datdba FROM pg_database WHERE datname = current_database())
+            AND n.nspowner <> 'pg_database_owner'::regrole
+        """
 
     private static let tables = [
         """
