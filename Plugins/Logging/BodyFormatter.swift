@@ -38,7 +38,9 @@ struct BodyFormatter: Sendable {
 
     /// `text` as it is, or its first `limit` characters and a note of the cut.
     private func cut(_ text: String, bodyBytes: Int) -> String {
-        guard text.count > limit else { return text }
+        // No text has more characters than UTF-8 bytes: most bodies end
+        // here without counting characters, which walks every grapheme.
+        guard text.utf8.count > limit, text.count > limit else { return text }
         return "\(text.prefix(limit))… (cut at \(limit) characters; \(bodyBytes) bytes in all)"
     }
 

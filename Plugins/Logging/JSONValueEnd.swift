@@ -1,15 +1,15 @@
-/// Where a JSON value ends in text that may be cut short: after a string's
+/// Where a JSON value ends in UTF-8 text that may be cut short: after a string's
 /// closing quote, after the bracket that closes an object or array (strings
 /// inside skipped), or before the `,`, `}`, `]` or space that ends a number
 /// or literal; the end of the text when it ends first.
 enum JSONValueEnd {
-    static func end(of text: [UInt16], from start: Int) -> Int {
+    static func end(of text: [UInt8], from start: Int) -> Int {
         guard start < text.count else { return text.count }
-        let quote = UInt16(UInt8(ascii: "\""))
+        let quote = (UInt8(ascii: "\""))
         switch text[start] {
         case quote:
             return stringEnd(text, from: start)
-        case UInt16(UInt8(ascii: "{")), UInt16(UInt8(ascii: "[")):
+        case (UInt8(ascii: "{")), (UInt8(ascii: "[")):
             var depth = 0
             var index = start
             while index < text.count {
@@ -17,9 +17,9 @@ enum JSONValueEnd {
                 case quote:
                     index = stringEnd(text, from: index)
                     continue
-                case UInt16(UInt8(ascii: "{")), UInt16(UInt8(ascii: "[")):
+                case (UInt8(ascii: "{")), (UInt8(ascii: "[")):
                     depth += 1
-                case UInt16(UInt8(ascii: "}")), UInt16(UInt8(ascii: "]")):
+                case (UInt8(ascii: "}")), (UInt8(ascii: "]")):
                     depth -= 1
                     if depth == 0 { return index + 1 }
                 default:
@@ -29,18 +29,18 @@ enum JSONValueEnd {
             }
             return text.count
         default:
-            let stops = Set(",}] \n\r\t".utf16)
+            let stops = Set(",}] \n\r\t".utf8)
             return text[start...].firstIndex(where: stops.contains) ?? text.count
         }
     }
 
     /// The index after the quote that closes the string opening at `start`.
-    private static func stringEnd(_ text: [UInt16], from start: Int) -> Int {
+    private static func stringEnd(_ text: [UInt8], from start: Int) -> Int {
         var index = start + 1
         while index < text.count {
             switch text[index] {
-            case UInt16(UInt8(ascii: "\\")): index += 2
-            case UInt16(UInt8(ascii: "\"")): return index + 1
+            case (UInt8(ascii: "\\")): index += 2
+            case (UInt8(ascii: "\"")): return index + 1
             default: index += 1
             }
         }

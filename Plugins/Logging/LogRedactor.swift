@@ -15,11 +15,11 @@ struct LogRedactor: Sendable {
     /// The names whose values are hidden in queries, forms and JSON bodies.
     private let parameters: Set<String>
     private let urls: URLRedactor
-    /// The longest hidden name, in UTF-16 code units: a quoted key longer
-    /// than this is never looked up.
+    /// The longest hidden name, in UTF-8 bytes: a quoted key longer than
+    /// this is never looked up.
     private let longestName: Int
-    /// The hidden names in UTF-16, by length, for ``jsonText(_:)``.
-    private let namesByLength: [Int: [[UInt16]]]
+    /// The hidden names in UTF-8, by length, for ``jsonText(_:)``.
+    private let namesByLength: [Int: [[UInt8]]]
 
     /// - Parameters:
     ///   - headers: Header names to hide, besides the credential headers.
@@ -31,8 +31,8 @@ struct LogRedactor: Sendable {
         self.headers = Self.credentialHeaders.union(headers.map { $0.lowercased() })
         self.parameters = Set(parameters.map { $0.lowercased() }).union(self.headers)
         self.urls = URLRedactor(names: self.parameters)
-        longestName = self.parameters.map(\.utf16.count).max() ?? 0
-        namesByLength = Dictionary(grouping: self.parameters.map { Array($0.utf16) }, by: \.count)
+        longestName = self.parameters.map(\.utf8.count).max() ?? 0
+        namesByLength = Dictionary(grouping: self.parameters.map { Array($0.utf8) }, by: \.count)
     }
 
     // MARK: - Headers
@@ -43,8 +43,10 @@ struct LogRedactor: Sendable {
 
     /// Header fields sorted by name, secrets hidden.
     func headerFields(_ fields: [String: String]) -> [(name: String, value: String)] {
-        fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { (name: $0.key, value: value(ofHeader: $0.key, $0.value)) }
+        // Each name lowered once, not once per comparison.
+        fields.map { (lowered: $0.key.lowercased(), name: $0.key, value: $0.value) }
+            .sorted { $0.lowered < $1.lowered }
+            .map { (name: $0.name, value: headers.contains($0.lowered) ? Self.placeholder : $0.value) }
     }
 
     // MARK: - URLs and forms
@@ -138,38 +140,41 @@ struct LogRedactor: Sendable {
     /// (an object or array value included); works on text cut short or not
     /// JSON at all.
     func jsonText(_ text: String) -> String {
-        guard longestName > 0 else { return text }
-        let utf16 = Array(text.utf16)
-        var result: [UInt16] = []
+        // Bytes, not UTF-16: a native string's UTF-8 is copied, not
+        // transcoded, and nothing is built until a key is found.
+        guard longestName > 0, text.utf8.contains(Self.quote) else { return text }
+        let utf8 = Array(text.utf8)
+        var result: [UInt8] = []
         var copied = 0
         var index = 0
         // A key is a quote, a hidden name (any case), a quote, white space,
         // a colon and white space; every quote may open one, whether or not
         // it closes a string, so text cut short or not JSON is covered too.
-        while let quote = utf16[index...].firstIndex(of: Self.quote) {
-            guard let (keyEnd, valueStart) = secretKey(in: utf16, at: quote) else {
+        while let quote = utf8[index...].firstIndex(of: Self.quote) {
+            guard let (keyEnd, valueStart) = secretKey(in: utf8, at: quote) else {
                 index = quote + 1
                 continue
             }
-            result += utf16[copied..<quote]
-            result += utf16[quote...keyEnd]
-            result += Array(": \"\(Self.placeholder)\"".utf16)
-            copied = JSONValueEnd.end(of: utf16, from: valueStart)
+            result += utf8[copied..<quote]
+            result += utf8[quote...keyEnd]
+            result += Array(": \"\(Self.placeholder)\"".utf8)
+            copied = JSONValueEnd.end(of: utf8, from: valueStart)
             index = max(copied, valueStart)
-            guard index < utf16.count else { break }
+            guard index < utf8.count else { break }
         }
-        result += utf16[copied...]
-        return String(decoding: result, as: UTF16.self)
+        guard !result.isEmpty else { return text }
+        result += utf8[copied...]
+        return String(decoding: result, as: UTF8.self)
     }
 
-    private static let quote = UInt16(UInt8(ascii: "\""))
+    private static let quote = UInt8(ascii: "\"")
 
     /// Whether `key` is a hidden name, ignoring case: compared unit by unit
     /// with the names of its length, without making a string, unless it is
     /// not ASCII.
-    private func isHidden(_ key: ArraySlice<UInt16>) -> Bool {
+    private func isHidden(_ key: ArraySlice<UInt8>) -> Bool {
         guard key.allSatisfy({ $0 < 0x80 }) else {
-            return parameters.contains(String(decoding: key, as: UTF16.self).lowercased())
+            return parameters.contains(String(decoding: key, as: UTF8.self).lowercased())
         }
         return namesByLength[key.count]?.contains { name in
             zip(name, key).allSatisfy { expected, unit in
@@ -180,19 +185,19 @@ struct LogRedactor: Sendable {
 
     /// Where the key quoted at `quote` closes and where its value starts,
     /// when it names a hidden field and a colon follows it.
-    private func secretKey(in utf16: [UInt16], at quote: Int) -> (keyEnd: Int, valueStart: Int)? {
+    private func secretKey(in utf8: [UInt8], at quote: Int) -> (keyEnd: Int, valueStart: Int)? {
         let nameStart = quote + 1
-        let searchEnd = min(utf16.count, nameStart + longestName + 1)
-        guard nameStart < searchEnd, let close = utf16[nameStart..<searchEnd].firstIndex(of: Self.quote), close > nameStart,
-              isHidden(utf16[nameStart..<close])
+        let searchEnd = min(utf8.count, nameStart + longestName + 1)
+        guard nameStart < searchEnd, let close = utf8[nameStart..<searchEnd].firstIndex(of: Self.quote), close > nameStart,
+              isHidden(utf8[nameStart..<close])
         else { return nil }
         func skipSpace(_ position: Int) -> Int {
             var position = position
-            while position < utf16.count, utf16[position] == 0x20 || (0x09...0x0D).contains(utf16[position]) { position += 1 }
+            while position < utf8.count, Self.isSpace(utf8[position]) { position += 1 }
             return position
         }
         let colon = skipSpace(close + 1)
-        guard colon < utf16.count, utf16[colon] == UInt16(UInt8(ascii: ":")) else { return nil }
+        guard colon < utf8.count, utf8[colon] == UInt8(ascii: ":") else { return nil }
         return (close, skipSpace(colon + 1))
     }
 

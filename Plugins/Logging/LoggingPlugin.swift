@@ -184,7 +184,9 @@ public struct LoggingPlugin: Plugin {
     private func block(_ title: String, headers: [String: String], body: String) -> String {
         var lines = [title]
         lines += redactor.headerFields(headers).map { "    \($0.name): \(redactor.text($0.value))" }
-        lines.append("    " + redactor.text(body).replacingOccurrences(of: "\n", with: "\n    "))
+        // Split natively: Foundation's `replacingOccurrences` goes through
+        // NSString on Linux.
+        lines.append("    " + redactor.text(body).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    "))
         return lines.joined(separator: "\n")
     }
 

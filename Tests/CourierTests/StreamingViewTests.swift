@@ -299,6 +299,32 @@ private func events(_ transport: some Transport) async throws -> [ServerSentEven
         }
     }
 
+    /// A JSON line or event nested deeper than the default depth is refused
+    /// before any parser sees it (a recursive parser's stack is the prize);
+    /// one exactly that deep decodes.
+    @Test func jsonNestedDeeperThanTheDefaultDepthIsRefusedBeforeParsing() async throws {
+        struct Anything: Decodable, Sendable {
+            init(from decoder: any Decoder) throws {}
+        }
+        func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        let limit = JSONNesting.defaultMaximumDepth
+        let deep = ChunkedTransport(nested(limit) + "\n" + nested(limit + 1) + "\n", splitAt: [])
+        var decoded = 0
+        do {
+            for try await _ in try await provider(deep).stream(TestTarget(base)).jsonLines(of: Anything.self) {
+                decoded += 1
+            }
+            Issue.record("the line \(limit + 1) levels deep was decoded")
+        } catch {
+            #expect(String(describing: error).contains("deeper than \(limit) levels"), "\(error)")
+        }
+        #expect(decoded == 1)
+
+        let event = ServerSentEvent(data: nested(limit + 1))
+        #expect(throws: MappingLimitExceeded.self) { try event.decode(Anything.self) }
+        #expect(throws: Never.self) { try ServerSentEvent(data: nested(limit)).decode(Anything.self) }
+    }
+
     @Test func streamedCallsAskForTheBodyAsTheServerWroteIt() async throws {
         let seen = Mutex<URLRequest?>(nil)
         let recorder = RequestRecorder { request in seen.withLock { $0 = request } }

@@ -61,14 +61,14 @@ public final class PostgresStorage: Service, Sendable {
     }
 
     /// Creates the storage from a connection string such as
-    /// `postgres://user:password@host:5432/database?sslmode=disable`.
+    /// `postgres://user:password@db.internal:5432/database?sslmode=verify-full`.
     /// - Parameters:
     ///   - connectionString: The database's URL; see
-    ///     ``Configuration/init(connectionString:maximumConnections:)``.
+    ///     ``Configuration/init(connectionString:maximumConnections:trustRoots:)``.
     ///   - maximumConnections: The most connections the pool opens.
-    /// - Throws: ``PostgresStorageError/invalidConnectionString(_:)``.
     ///   - logger: Where the pool's background events go, and the warning
     ///     about an `sslmode` that allows cleartext; none by default.
+    /// - Throws: ``PostgresStorageError/invalidConnectionString(_:)``.
     public convenience init(connectionString: String, maximumConnections: Int = 8,
                             logger: Logger = Logger(label: "courier.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
         throws(PostgresStorageError) {

@@ -18,12 +18,12 @@ struct Fleet {
 
     /// Starts `count` workers (the Fleet example in worker mode), waits until
     /// each is ready and tells them to go.
-    func go(_ count: Int, requests: Int, scenario: String = "run") async throws -> [WorkerProcess] {
+    func go(_ count: Int, requests: Int, scenario: String = "run", refreshTimeout: TimeInterval = 60) async throws -> [WorkerProcess] {
         let executable = try WorkerProcess.fleetExecutable()
         let workers = try (0..<count).map { _ in
             try WorkerProcess(executable: executable, arguments: [
                 "--worker", "--database", postgres.connectionString, "--server", tokens.server.baseURL.absoluteString,
-                "--requests", String(requests), "--scenario", scenario,
+                "--requests", String(requests), "--scenario", scenario, "--refresh-timeout", String(refreshTimeout),
             ])
         }
         for worker in workers { try await worker.waitForLine(startingWith: "ready", within: 60) }
@@ -94,6 +94,30 @@ extension PostgresTests {
                 #expect(seconds < 5)
                 #expect(result == renewedAndSignedIn, "\(waiter.errorOutput)")
                 #expect(fleet.tokens.refreshes == 1)
+            }
+        }
+
+        /// A holder that stops (SIGSTOP: a frozen host) cannot answer, so its
+        /// refresh time-out never fires in it; PostgreSQL ends its idle
+        /// session after that time-out and a second, and the row's lock goes
+        /// with it, so a waiter that may wait longer refreshes.
+        @Test func aProcessStoppedWhileHoldingTheLockLosesItAfterItsRefreshTimeout() async throws {
+            try await withFleet(refreshDelay: 0) { fleet in
+                let holder = try await fleet.go(1, requests: 1, scenario: "hold", refreshTimeout: 2)[0]
+                defer { holder.signal(SIGKILL) }
+                try await holder.waitForLine(startingWith: "holding", within: 30)
+                holder.signal(SIGSTOP)
+                let stopped = Date()
+                let waiter = try await fleet.go(1, requests: 1, refreshTimeout: 20)[0]
+                defer { waiter.signal(SIGKILL) }
+                let result = try await waiter.waitForLine(startingWith: "result", within: 60)
+                let seconds = Date().timeIntervalSince(stopped)
+                print("refresh after SIGSTOP of the lock holder (its refresh time-out 2 s): \(String(format: "%.3f", seconds)) s")
+                // 2 s and 1 s of idle allowance, then the waiter's refresh;
+                // the waiter alone may wait up to 20 s, so this fails when
+                // the lock outlives the stopped holder.
+                #expect(seconds < 15)
+                #expect(result == renewedAndSignedIn, "\(waiter.errorOutput)")
             }
         }
 
