@@ -53,9 +53,11 @@ public struct LoggingPlugin: Plugin {
         let logger = configuration.logger
         let metadata = Self.metadata(context)
         let attempt = Self.attempt(context)
-        logLine(configuration.summaryLevel, "--> \(describe(request))\(attempt)", metadata)
+        // The request line once, for the summary and the details.
+        let described = describe(request)
+        logLine(configuration.summaryLevel, "--> \(described)\(attempt)", metadata)
         guard logger.logLevel <= configuration.detailLevel else { return }
-        logLine(configuration.detailLevel, details(of: request, context: context), metadata)
+        logLine(configuration.detailLevel, details(of: request, described: described, context: context), metadata)
         if configuration.logsCURL {
             log(configuration.detailLevel, CURLCommand.make(request, redactor: redactor), metadata)
         }
@@ -77,10 +79,11 @@ public struct LoggingPlugin: Plugin {
                 logStream(of: response, request: request, milliseconds: milliseconds, context: context, metadata: metadata)
                 return response
             }
-            logLine(configuration.summaryLevel, summary(of: response, request: request, milliseconds: milliseconds) + Self.attempt(context),
-                metadata)
+            let described = describe(request)
+            logLine(configuration.summaryLevel, summary(of: response, described: described, milliseconds: milliseconds)
+                + Self.attempt(context), metadata)
             if logger.logLevel <= configuration.detailLevel {
-                logLine(configuration.detailLevel, details(of: response, request: request), metadata)
+                logLine(configuration.detailLevel, details(of: response, described: described), metadata)
             }
             return response
         } catch {
@@ -148,11 +151,11 @@ public struct LoggingPlugin: Plugin {
         "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"
     }
 
-    private func summary(of response: Response, request: URLRequest, milliseconds: Int) -> String {
-        "<-- \(describe(request)) \(response.statusCode) (\(Self.byteCount(response)) bytes, \(milliseconds) ms)"
+    private func summary(of response: Response, described: String, milliseconds: Int) -> String {
+        "<-- \(described) \(response.statusCode) (\(Self.byteCount(response)) bytes, \(milliseconds) ms)"
     }
 
-    private func details(of request: URLRequest, context: RequestContext) -> String {
+    private func details(of request: URLRequest, described: String, context: RequestContext) -> String {
         let body: String
         if let data = request.httpBody {
             body = bodies.format(data, contentType: request.value(forHTTPHeaderField: "Content-Type"),
@@ -163,10 +166,10 @@ public struct LoggingPlugin: Plugin {
             body = context.isFileUpload ? "<body streamed from a file>"
                 : context.isBodyStreamed ? "<body streamed as it is made>" : "(empty body)"
         }
-        return block("--> \(describe(request))", headers: request.allHTTPHeaderFields ?? [:], body: body)
+        return block("--> \(described)", headers: request.allHTTPHeaderFields ?? [:], body: body)
     }
 
-    private func details(of response: Response, request: URLRequest) -> String {
+    private func details(of response: Response, described: String) -> String {
         var fields: [String: String] = [:]
         for case let (name as String, value as String) in response.response?.allHeaderFields ?? [:] {
             fields[name] = value
@@ -174,7 +177,7 @@ public struct LoggingPlugin: Plugin {
         let body = response.fileURL.map { "<\(Self.byteCount(response)) bytes written to \($0.lastPathComponent)>" }
             ?? bodies.format(response.data, contentType: response.value(forHTTPHeaderField: "Content-Type"),
                              custom: configuration.responseBodyFormatter)
-        return block("<-- \(describe(request)) \(response.statusCode)", headers: fields, body: body)
+        return block("<-- \(described) \(response.statusCode)", headers: fields, body: body)
     }
 
     /// A title, header fields and a body as one entry, every part redacted:
@@ -184,10 +187,21 @@ public struct LoggingPlugin: Plugin {
     private func block(_ title: String, headers: [String: String], body: String) -> String {
         var lines = [title]
         lines += redactor.headerFields(headers).map { "    \($0.name): \(redactor.text($0.value))" }
-        // Split natively: Foundation's `replacingOccurrences` goes through
-        // NSString on Linux.
-        lines.append("    " + redactor.text(body).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    "))
+        lines.append(Self.indented(redactor.text(body)))
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` with four spaces before each line: byte by byte, where
+    /// Foundation's `replacingOccurrences` goes through NSString on Linux
+    /// and a split by `Character` walks graphemes.
+    private static func indented(_ text: String) -> String {
+        var bytes = Array("    ".utf8)
+        bytes.reserveCapacity(text.utf8.count + 64)
+        for byte in text.utf8 {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "\n") { bytes += [0x20, 0x20, 0x20, 0x20] }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Measuring
