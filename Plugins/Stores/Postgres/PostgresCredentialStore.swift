@@ -129,12 +129,9 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
         }
         guard replaced else { return false }
         writes.enqueue { [self] in
-            try await storage.prepareSchema()
-            _ = try await storage.client.withTransaction(logger: storage.logger) { connection in
-                try await SessionLimits.apply(lockTimeout: configuration.refreshTimeout, idleTimeout: configuration.refreshTimeout,
-                                              on: connection, logger: storage.logger)
-                return try await CredentialRow.replace(holding: accessToken, with: credential, name: configuration.name,
-                                                       on: connection, logger: storage.logger)
+            _ = try await rowTransaction { [self] connection in
+                try await CredentialRow.replace(holding: accessToken, with: credential, name: configuration.name,
+                                                on: connection, logger: storage.logger)
             }
         }
         return true
@@ -215,12 +212,22 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
     }
 
     private func delete() async throws {
-        try await storage.prepareSchema()
-        try await storage.client.withTransaction(logger: storage.logger) { connection in
-            // Waits for a refresh that holds the row, at most as long as one may.
-            try await SessionLimits.apply(lockTimeout: configuration.refreshTimeout + 1, idleTimeout: configuration.refreshTimeout,
-                                          on: connection, logger: storage.logger)
+        try await rowTransaction { [self] connection in
             try await CredentialRow.delete(name: configuration.name, on: connection, logger: storage.logger)
+        }
+    }
+
+    /// Runs `body` in a transaction that waits for a refresh holding the row
+    /// at most as long as one may hold it (its time-out and the idle second
+    /// after which PostgreSQL ends a frozen holder's session).
+    private func rowTransaction<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await storage.prepareSchema()
+        let (logger, seconds) = (storage.logger, configuration.refreshTimeout)
+        return try await storage.client.withTransaction(logger: logger) { connection in
+            try await SessionLimits.apply(lockTimeout: seconds + 1, idleTimeout: seconds, on: connection, logger: logger)
+            return try await body(connection)
         }
     }
 
