@@ -109,11 +109,22 @@ public enum MeasuredAlone {
         let reports = output.split(separator: "\n").filter { $0.contains(marker) }
         for line in reports { print(line) }
         if status != 0 {
-            Issue.record("\(name): the process of its own exited with \(status):\n\(output.split(separator: "\n").suffix(40).joined(separator: "\n"))")
+            Issue.record("\(name): the process of its own exited with \(status):\n\(Self.excerpt(of: output))")
         } else if reports.isEmpty {
             Issue.record("\(name): the process of its own reported nothing, so it ran no case of that name")
         }
         #endif
+    }
+
+    /// The end of a failed run's output, and a sanitizer's report whole
+    /// (its first lines say what raced, which the end of the output does not).
+    private static func excerpt(of output: String) -> String {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let tail = lines.suffix(40)
+        guard let report = lines.firstIndex(where: { $0.contains("WARNING: ThreadSanitizer") }), report < tail.startIndex else {
+            return tail.joined(separator: "\n")
+        }
+        return (lines[report..<min(report + 80, tail.startIndex)] + ["…"] + tail).joined(separator: "\n")
     }
 
     /// Prints a line of the measurement, which the test run repeats.
@@ -156,11 +167,12 @@ public enum MeasuredAlone {
 /// not freed, in every arena (glibc's `mallinfo2`). Unlike the resident
 /// memory, it does not keep what was freed, so a figure read once the calls
 /// in flight have ended is what they left behind. Under the thread sanitizer,
-/// whose allocator glibc does not see, the resident memory stands in.
+/// whose allocator glibc does not see, the sanitizer's allocator counts
+/// instead; where neither count exists, the resident memory stands in.
 public enum HeapInUse {
     public static var bytes: Int {
         let heap = courier_heap_bytes_in_use()
-        guard heap >= 0, !PeakMemory.isSanitized else { return (PeakMemory.residentMebibytes ?? 0) << 20 }
+        guard heap >= 0 else { return (PeakMemory.residentMebibytes ?? 0) << 20 }
         return Int(heap)
     }
 }
