@@ -253,6 +253,10 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             "The response body could not be decoded from its Content-Encoding (\(Self.detail(error))): the server sent bytes that "
                 + "are not what the header says, or a stream cut short. To receive the bytes as sent, turn "
                 + "TransferConfiguration.decodesContent off."
+        case .invalidResponse(let error as RefusedContentEncoding):
+            "The answer was refused before its body was read: \(error). URLSession would decode it before any size limit is "
+                + "counted, so a small compressed body could fill the memory. Use AsyncHTTPClientTransport, which decodes "
+                + "under the limits, or, for a server you trust, create URLSessionTransport with decodesCompressedResponses: true."
         case .invalidResponse(let error):
             "The server's answer is not valid HTTP (\(Self.detail(error))). The server or a proxy in between is misbehaving."
         case .transport(let error):

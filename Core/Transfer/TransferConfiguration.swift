@@ -130,14 +130,16 @@ public struct TransferConfiguration: Sendable {
     /// not yet filled a block with; a body sent encoded anyway is decoded by
     /// the same rule.
     ///
-    /// One exception, which Linux imposes: `URLSession` there decodes every
-    /// encoding libcurl knows (gzip, deflate, br, zstd) whatever this says, so
-    /// with `false` a server that ignores `identity` still gets its body
-    /// decoded on ``URLSessionTransport``; the head then says so, as above.
-    /// And libcurl does not check that a stream it decodes ended: a body whose
-    /// compressed stream stops short of its end, though its length is whole,
-    /// arrives there as the bytes decoded so far, where the other transports
-    /// fail with ``NetworkError/invalidResponse(_:)``.
+    /// ``URLSessionTransport`` asks for `identity` whatever this says, and
+    /// refuses a compressed answer at its head, unless created with
+    /// ``URLSessionTransport/decodesCompressedResponses``: `URLSession` decodes
+    /// every encoding it knows by itself, before any limit counts the bytes.
+    /// Opted in, with `false` a server that ignores `identity` still gets its
+    /// body decoded there; the head then says so, as above. And libcurl does
+    /// not check that a stream it decodes ended: a body whose compressed
+    /// stream stops short of its end, though its length is whole, arrives on
+    /// Linux as the bytes decoded so far, where the other transports fail
+    /// with ``NetworkError/invalidResponse(_:)``.
     public var decodesContent: Bool
 
     /// Creates a configuration.

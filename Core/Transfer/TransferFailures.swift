@@ -170,3 +170,19 @@ public enum DownloadFailure: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 }
+
+/// A compressed answer a transport refused at its head, before reading its
+/// body; the error of ``NetworkError/invalidResponse(_:)``.
+///
+/// ``URLSessionTransport`` asks for `identity` and refuses a body the server
+/// compresses anyway, unless created with `decodesCompressedResponses`:
+/// `URLSession` decodes such a body itself, ahead of the transfer stage, where
+/// no size limit applies (a gigabyte of zeros fits in a megabyte of gzip).
+public struct RefusedContentEncoding: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The response's `Content-Encoding`, as the server sent it.
+    public let contentEncoding: String
+
+    public var description: String {
+        "the server compressed its answer (Content-Encoding: \(contentEncoding)) though the request asked for identity"
+    }
+}

@@ -9,6 +9,7 @@ import Foundation
 /// waitingForHead ──head, collected──▶ collecting ──completed──▶ done
 ///        │                                                    ▲
 ///        ├──head, streamed──▶ streaming ──completed───────────┤
+///        ├──head refused──────────────────────────────────────┤
 ///        └──completed (no head)───────────────────────────────┘
 /// ```
 struct URLSessionExchangeStateMachine<Continuation, Writer> {
@@ -50,6 +51,15 @@ struct URLSessionExchangeStateMachine<Continuation, Writer> {
             return nil
         }
         state = .streaming(writer())
+        return continuation
+    }
+
+    /// The head was refused before its body was read: the task is being
+    /// cancelled. Returns the caller to fail now; what the task reports from
+    /// here on is dropped.
+    mutating func refused() -> Continuation? {
+        guard case .waitingForHead(let continuation) = state else { return nil }
+        state = .done
         return continuation
     }
 

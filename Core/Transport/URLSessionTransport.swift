@@ -53,6 +53,27 @@ public final class URLSessionTransport: Transport {
     /// waits for its reader (`AsyncHTTPClientTransport`) never needs this.
     public let maximumUnreadBytes: Int
 
+    /// Whether a body the server compresses is taken; `false` by default.
+    ///
+    /// `URLSession` decodes every encoding it knows (gzip, deflate, and on
+    /// Linux br and zstd) by itself, ahead of its delegate queue and so ahead
+    /// of the transfer stage, which counts a body's size limits only once the
+    /// bytes reach it: a gigabyte of zeros fits in a megabyte of gzip, and
+    /// measured against a server in another process such a body grew the
+    /// process by 1.1 GiB before the 64 MiB limit could stop it. So by
+    /// default every request asks for `identity`, whatever the target or a
+    /// plugin asked for, and an answer compressed anyway fails at its head,
+    /// before its body is read, with ``NetworkError/invalidResponse(_:)``
+    /// (``RefusedContentEncoding``). An answer without a body (to `HEAD`, a
+    /// 204 or 304) is never refused.
+    ///
+    /// Set it for servers you trust to have their bodies compressed and
+    /// decoded: requests then ask for what the transfer stage asks for (`gzip,
+    /// deflate`), and a compressed body is decoded by `URLSession` without a
+    /// bound on the memory it takes. `AsyncHTTPClientTransport` decodes
+    /// within the limits and needs no such choice.
+    public let decodesCompressedResponses: Bool
+
     /// The configuration a transport gets when it is given none:
     /// `URLSessionConfiguration.default` without Foundation's URL cache.
     ///
@@ -81,14 +102,19 @@ public final class URLSessionTransport: Transport {
     ///     documentation for Linux).
     ///   - maximumUnreadBytes: The most bytes of a streamed body held for a
     ///     reader that falls behind; see ``maximumUnreadBytes``.
+    ///   - decodesCompressedResponses: Whether a compressed body is taken and
+    ///     decoded without a bound on its memory, for servers you trust; see
+    ///     ``decodesCompressedResponses``.
     public init(
         sessionConfiguration: URLSessionConfiguration = URLSessionTransport.defaultSessionConfiguration,
         serverTrust: ServerTrust = .system,
-        maximumUnreadBytes: Int = 32 << 20
+        maximumUnreadBytes: Int = 32 << 20,
+        decodesCompressedResponses: Bool = false
     ) {
         let delegate = SessionDelegate(serverTrust: serverTrust)
         self.serverTrust = serverTrust
         self.maximumUnreadBytes = max(maximumUnreadBytes, 1)
+        self.decodesCompressedResponses = decodesCompressedResponses
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "Courier.URLSessionTransport"
@@ -121,6 +147,9 @@ public final class URLSessionTransport: Transport {
         if timeout != urlRequest.timeoutInterval {
             urlRequest.timeoutInterval = timeout
         }
+        if !decodesCompressedResponses, urlRequest.value(forHTTPHeaderField: "Accept-Encoding") != "identity" {
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
         if request.bodyStream != nil {
             // The provider reads a stream whole for this transport
             // (`sendsStreamedBodies` is false); a wrapper that hands one on
@@ -137,8 +166,9 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let exchange = Exchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength,
-                                maximumUnreadBytes: request.handsBodyToCaller ? maximumUnreadBytes : nil)
+        let exchange = URLSessionExchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength,
+                                maximumUnreadBytes: request.handsBodyToCaller ? maximumUnreadBytes : nil,
+                                refusesCompressedBody: !decodesCompressedResponses && urlRequest.httpMethod != "HEAD")
         delegate.register(exchange, for: task)
         do {
             let received = try await withCheckedThrowingContinuation { continuation in
@@ -146,7 +176,7 @@ public final class URLSessionTransport: Transport {
                 request.control.onAbort { task.cancel() }
                 task.resume()
             }
-            return Exchange.makeResponse(received)
+            return URLSessionExchange.makeResponse(received)
         } catch {
             throw NetworkError(transportError: error)
         }
@@ -167,150 +197,21 @@ public final class URLSessionTransport: Transport {
     }
 }
 
-// MARK: - One exchange
-
-/// One task's state, written on the delegate queue and read by the awaiting
-/// task.
-private final class Exchange: @unchecked Sendable {
-    /// Encodings `URLSession` decodes by itself while leaving
-    /// `Content-Encoding` in the header fields.
-    private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
-
-    private typealias Machine = URLSessionExchangeStateMachine<CheckedContinuation<Received, any Error>, ResponseBodyWriter>
-
-    let control: TransferControl
-    let bodyLength: Int64
-    let maximumUnreadBytes: Int?
-    private let state: Locked<Machine>
-
-    init(collects: Bool, control: TransferControl, bodyLength: Int64, maximumUnreadBytes: Int?) {
-        self.control = control
-        self.bodyLength = bodyLength
-        self.maximumUnreadBytes = maximumUnreadBytes
-        self.state = Locked(Machine(collects: collects))
-    }
-
-    func start(_ continuation: CheckedContinuation<Received, any Error>) {
-        state.withLock { $0.start(continuation) }
-    }
-
-    func received(_ head: HTTPURLResponse) {
-        control.didReceiveHead()
-        var body: ResponseBody?
-        let continuation = state.withLock { machine in
-            machine.received(head: head) {
-                let (streamed, writer) = ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
-                body = streamed
-                return writer
-            }
-        }
-        if let continuation, let body { continuation.resume(returning: Received(head: head, body: body)) }
-    }
-
-    func received(_ data: Data) {
-        // Counted before it is kept, collected or streamed: what would pass
-        // the limit, and what Foundation still delivers once the transfer was
-        // stopped (a limit, a time-out), is dropped. A streamed body is
-        // counted as it arrives too: this transport cannot wait for its
-        // reader, so a body past its limit stops here.
-        let keep = control.didReceive(byteCount: data.count)
-        if case .yield(let writer) = state.withLock({ $0.received(data, keep: keep) }) {
-            writer.yield(data)
-        }
-    }
-
-    func sent(_ total: Int64) {
-        control.didSend(total, of: bodyLength)
-    }
-
-    /// A 401 or 407 with a challenge: its head and body have arrived, and the
-    /// challenge is refused so the task ends and the response is handed over.
-    func challenged() {
-        state.withLock { $0.refusedChallenge() }
-    }
-
-    /// The server's certificate was refused by the session's server-trust
-    /// evaluation; the task ends cancelled, and this is why.
-    func refusedTrust(_ failure: ServerTrustFailure) {
-        state.withLock { $0.refusedTrust(failure) }
-    }
-
-    func completed(_ task: URLSessionTask, error: (any Error)?) {
-        let failure = error.map(Self.translated)
-        switch state.withLock({ $0.completed(error: failure) { task.response as? HTTPURLResponse } }) {
-        case .finish(let writer, nil):
-            writer.finish()
-        case .finish(let writer, let failure?):
-            writer.fail(failure)
-        case .respond(let continuation, let head, let body):
-            continuation.resume(returning: Received(head: head, body: ResponseBody(body)))
-        case .respondPartially(let continuation, let head, let body, let failure):
-            // The head arrived and the body broke off.
-            continuation.resume(returning: Received(head: head, body: .partial(body, failure: failure)))
-        case .fail(let continuation, let failure):
-            continuation.resume(throwing: failure)
-        case .none:
-            break
-        }
-    }
-
-    /// Foundation on Linux reports a status line it cannot read as an
-    /// unsupported URL; the URL was checked before sending, so it is the
-    /// response that cannot be parsed.
-    private static func translated(_ error: any Error) -> any Error {
-        guard let error = error as? URLError, error.code == .unsupportedURL else { return error }
-        return URLError(.cannotParseResponse, userInfo: [NSUnderlyingErrorKey: error])
-    }
-
-    /// What the delegate queue hands over: the head and body as Foundation
-    /// gave them. They become a ``TransportResponse`` in the awaiting task, so
-    /// the serial delegate queue, which every request of the session shares,
-    /// does no more than it must.
-    struct Received: Sendable {
-        let head: HTTPURLResponse
-        let body: ResponseBody
-    }
-
-    static func makeResponse(_ received: Received) -> TransportResponse {
-        let head = received.head
-        let body = received.body
-        var pairs: [(name: String, value: String)] = []
-        // Foundation hands over a 3xx response's head but drops its body, so
-        // its Content-Length no longer applies.
-        let dropsLength = (300..<400).contains(head.statusCode)
-        for (name, value) in head.allHeaderFields {
-            guard let name = name as? String, let value = value as? String else { continue }
-            if dropsLength, name.lowercased() == "content-length" { continue }
-            pairs.append((name: name, value: value))
-        }
-        // On Linux, Foundation keeps a name sent in two spellings (`X-Tag`,
-        // `x-tag`) as two fields, in no fixed order: in the order of their
-        // spellings they join into one value that is the same on every run,
-        // as on every other transport. (The order they arrived in is lost.)
-        pairs.sort { $0.name < $1.name }
-        var response = TransportResponse(statusCode: head.statusCode, url: head.url ?? URL(fileURLWithPath: "/"),
-                                         headerFieldPairs: pairs, body: body)
-        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-        response.contentDecoded = encoding.map(Self.decodedEncodings.contains) ?? false
-        return response
-    }
-}
-
 // MARK: - The session delegate
 
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let exchanges = Locked<[Int: Exchange]>([:])
+    private let exchanges = Locked<[Int: URLSessionExchange]>([:])
     let serverTrust: ServerTrust
 
     init(serverTrust: ServerTrust) {
         self.serverTrust = serverTrust
     }
 
-    func register(_ exchange: Exchange, for task: URLSessionTask) {
+    func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
-    private func exchange(for task: URLSessionTask) -> Exchange? {
+    private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
         exchanges.withLock { $0[task.taskIdentifier] }
     }
 
@@ -320,8 +221,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        if let response = response as? HTTPURLResponse {
-            exchange(for: dataTask)?.received(response)
+        if let response = response as? HTTPURLResponse, exchange(for: dataTask)?.received(response) == false {
+            completionHandler(.cancel)
+            return
         }
         completionHandler(.allow)
     }

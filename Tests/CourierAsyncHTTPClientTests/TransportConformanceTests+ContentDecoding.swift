@@ -6,6 +6,9 @@ import Testing
 
 /// `TransferConfiguration.decodesContent` is one setting for every transport:
 /// what is asked for, what is decoded, and the head that says so.
+/// `URLSessionTransport` takes compressed answers only when opted in (see
+/// `URLSessionTransportTests` for its default, which refuses them), so here it
+/// is.
 extension TransportConformanceTests {
     static let plainText = Data((1...4_000).map { "line \($0) of a compressible body\n" }.joined().utf8)
 
@@ -31,7 +34,7 @@ extension TransportConformanceTests {
 
     @Test(arguments: TransportKind.networked, ["gzip", "x-gzip", "deflate"])
     func anEncodedBodyArrivesDecodedTheSameOnEveryTransport(kind: TransportKind, encoding: String) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             Self.installEncoded(try Self.encoded(Self.plainText, encoding), encoding: encoding, at: "/encoded", on: server)
             let response = try await provider.request(TestTarget(server.baseURL, path: "/encoded"))
             #expect(response.data == Self.plainText)
@@ -47,7 +50,7 @@ extension TransportConformanceTests {
     /// Read chunk by chunk (progress, a download): the same bytes and head.
     @Test(arguments: TransportKind.networked)
     func anEncodedBodyReadInChunksArrivesDecoded(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             Self.installEncoded(try Self.encoded(Self.plainText, "gzip"), encoding: "gzip", at: "/encoded", on: server)
             let response = try await provider.request(TestTarget(server.baseURL, path: "/encoded"),
                                                       options: RequestOptions(progress: { _ in }))
@@ -61,7 +64,7 @@ extension TransportConformanceTests {
     /// is decoded as the caller reads, by the same rule.
     @Test(arguments: TransportKind.networked)
     func aStreamASeverEncodesAnywayArrivesDecoded(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             Self.installEncoded(try Self.encoded(Self.plainText, "gzip"), encoding: "gzip", at: "/encoded", on: server)
             let response = try await provider.stream(TestTarget(server.baseURL, path: "/encoded"))
             #expect(response.value(forHTTPHeaderField: "Content-Encoding") == nil)
@@ -77,7 +80,7 @@ extension TransportConformanceTests {
     /// the connection, though the server never ends its body.
     @Test(arguments: TransportKind.networked)
     func aReaderThatLeavesADecodedStreamClosesTheConnection(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             let never = Gate()
             let firstMember = try Self.encoded(Data("data: only\n\n".utf8), "gzip")
             server.route("/events") { _ in
@@ -105,7 +108,7 @@ extension TransportConformanceTests {
     /// it did).
     @Test(arguments: TransportKind.networked)
     func withDecodingOffRequestsAskForIdentity(kind: TransportKind) async throws {
-        try await kind.withProvider(transfer: TransferConfiguration(decodesContent: false)) { provider, server in
+        try await kind.withProvider(transfer: TransferConfiguration(decodesContent: false), decodesCompressed: true) { provider, server in
             let compressed = try Self.encoded(Self.plainText, "gzip")
             Self.installEncoded(compressed, encoding: "gzip", at: "/encoded", on: server)
             let response = try await provider.request(TestTarget(server.baseURL, path: "/encoded"))
@@ -123,7 +126,7 @@ extension TransportConformanceTests {
     /// A target that names its own `Accept-Encoding` keeps it.
     @Test(arguments: TransportKind.networked)
     func aTargetsOwnAcceptEncodingIsSentAsItIs(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             _ = try await provider.request(TestTarget(server.baseURL, path: "/status/200", headers: ["Accept-Encoding": "gzip"]))
             #expect(server.requests(to: "/status/200").map { $0.header("Accept-Encoding") } == ["gzip"])
         }
@@ -133,7 +136,7 @@ extension TransportConformanceTests {
     /// transport, instead of reaching a mapper as text.
     @Test(arguments: TransportKind.networked)
     func aCorruptEncodedBodyIsAFailure(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             var corrupt = try Self.encoded(Self.plainText, "gzip")
             corrupt.replaceSubrange(20..<60, with: Data(repeating: 0xFF, count: 40))
             Self.installEncoded(corrupt, encoding: "gzip", at: "/corrupt", on: server)
@@ -154,7 +157,7 @@ extension TransportConformanceTests {
     /// `decodesContent` says so.
     @Test(arguments: TransportKind.networked)
     func anEncodedBodyCutShortIsAFailureWhereTheClientChecks(kind: TransportKind) async throws {
-        try await kind.withProvider { provider, server in
+        try await kind.withProvider(decodesCompressed: true) { provider, server in
             let whole = try Self.encoded(Self.plainText, "gzip")
             Self.installEncoded(whole.prefix(whole.count - 100), encoding: "gzip", at: "/cut", on: server)
             let result = await Result(catching: { try await provider.request(TestTarget(server.baseURL, path: "/cut")) })

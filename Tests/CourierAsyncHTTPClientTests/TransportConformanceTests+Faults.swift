@@ -96,9 +96,10 @@ extension TransportConformanceTests {
         on kind: TransportKind,
         transfer: TransferConfiguration = TransferConfiguration(),
         timeout: TimeInterval? = nil,
-        progress: ProgressHandler? = nil
+        progress: ProgressHandler? = nil,
+        decodesCompressed: Bool = false
     ) async throws -> NetworkError? {
-        try await kind.withFaultyProvider(transfer: transfer) { provider, server in
+        try await kind.withFaultyProvider(transfer: transfer, decodesCompressed: decodesCompressed) { provider, server in
             try await withDeadline(120, "the \(fault) fault") {
                 await CourierAsyncHTTPClientTests.failure(of: TestTarget(server.url(fault), path: "", timeout: timeout),
                                                           on: provider, progress: progress)

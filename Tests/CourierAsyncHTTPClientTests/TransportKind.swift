@@ -44,17 +44,20 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     /// Runs `body` with a fresh transport of this kind, shutting down what it
     /// owns afterwards, whatever `body` does. `server` is what an in-memory
-    /// transport answers from.
+    /// transport answers from; `decodesCompressed` opts `URLSessionTransport`
+    /// in to compressed answers (the other transports always decode them).
     func withTransport<Result: Sendable>(
         server: LoopbackServer? = nil,
         serverTrust: ServerTrust = .system,
+        decodesCompressed: Bool = false,
         _ body: (any Transport) async throws -> Result
     ) async throws -> Result {
         switch self {
         case .urlSession:
             // Ephemeral: its own cookie jar, so no cookie another test's server
             // set for 127.0.0.1 rides along (cookies are not scoped by port).
-            return try await body(URLSessionTransport(sessionConfiguration: .ephemeral, serverTrust: serverTrust))
+            return try await body(URLSessionTransport(sessionConfiguration: .ephemeral, serverTrust: serverTrust,
+                                                      decodesCompressedResponses: decodesCompressed))
         case .inMemory:
             guard let server else {
                 Issue.record("an in-memory transport answers from a loopback server; pass one")
@@ -74,10 +77,11 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
         serverTrust: ServerTrust = .system,
         transfer: TransferConfiguration = TransferConfiguration(),
         plugins: [any Plugin] = [],
+        decodesCompressed: Bool = false,
         _ body: (Provider<TestTarget>, LoopbackServer) async throws -> Result
     ) async throws -> Result {
         try await withServer(tls: tls) { server in
-            try await withTransport(server: server, serverTrust: serverTrust) { transport in
+            try await withTransport(server: server, serverTrust: serverTrust, decodesCompressed: decodesCompressed) { transport in
                 try await body(Provider<TestTarget>(transport: transport, plugins: plugins, transfer: transfer), server)
             }
         }
@@ -87,10 +91,11 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     /// misbehaving server.
     func withFaultyProvider<Result: Sendable>(
         transfer: TransferConfiguration = TransferConfiguration(),
+        decodesCompressed: Bool = false,
         _ body: (Provider<TestTarget>, FaultyServer) async throws -> Result
     ) async throws -> Result {
         try await withFaultyServer { server in
-            try await withTransport { transport in
+            try await withTransport(decodesCompressed: decodesCompressed) { transport in
                 try await body(Provider<TestTarget>(transport: transport, transfer: transfer), server)
             }
         }

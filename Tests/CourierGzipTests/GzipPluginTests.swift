@@ -111,7 +111,8 @@ struct GzipPluginTests {
             // The original is itself gzip data: decoding twice would unpack it.
             let original = try Gzip.compress(GzipTests.text)
             Self.installEncoded(on: server, original: original)
-            let provider = Provider<TestTarget>(plugins: [GzipPlugin()])
+            let provider = Provider<TestTarget>(transport: URLSessionTransport(decodesCompressedResponses: true),
+                                                plugins: [GzipPlugin()])
             let response = try await provider.request(TestTarget(server.url("/encoded?as=gzip"), path: ""))
             #expect(response.data == original)
         }

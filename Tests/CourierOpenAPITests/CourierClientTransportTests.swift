@@ -50,7 +50,7 @@ import Testing
             let recorder = OperationRecorder()
             // A client that is never shut down traps when released.
             try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { client in
-                let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
+                let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport(decodesCompressedResponses: true)
                 let provider = Provider<OpenAPIOperation>(transport: transport, plugins: [recorder])
                 let api = Self.client(server, provider)
 
@@ -68,7 +68,8 @@ import Testing
     }
 
     /// A server that compresses whatever it is asked (as httpbin's `/gzip`
-    /// does): the generated client decodes the same JSON on every transport.
+    /// does): the generated client decodes the same JSON on every transport
+    /// that takes compressed answers (`URLSessionTransport` when told to).
     @Test(arguments: [false, true])
     func aCompressedAnswerDecodesOnEveryTransport(onAsyncHTTPClient: Bool) async throws {
         try await withServer { server in
@@ -78,7 +79,7 @@ import Testing
                                  body: .data(StoredGzip.make(json)))
             }
             try await withStarted({ AsyncHTTPClientTransport() }, shutdown: { try await $0.shutdown() }) { client in
-                let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport()
+                let transport: any Transport = onAsyncHTTPClient ? client : URLSessionTransport(decodesCompressedResponses: true)
                 let api = Self.client(server, Provider<OpenAPIOperation>(transport: transport))
                 let output = try await api.getGreeting(path: .init(name: "Ada"))
                 #expect(try output.ok.body.json.message == "Hello, Ada!")

@@ -52,6 +52,25 @@ import Testing
         }
     }
 
+    /// A head refused (a compressed answer nobody asked for) fails the
+    /// caller at once; the cancelled task's completion and any bytes it still
+    /// reports reach nobody.
+    @Test func aRefusedHeadFailsTheCallerOnceAndEndsTheExchange() {
+        var machine = Machine(collects: false)
+        machine.start(1)
+        #expect(machine.refused() == 1)
+        #expect(machine.refused() == nil, "told once")
+        guard case .drop = machine.received(Data("a".utf8), keep: true) else { Issue.record("expected drop"); return }
+        guard case .none = machine.completed(error: URLError(.cancelled), taskResponse: { Self.head }) else {
+            Issue.record("the caller was told twice")
+            return
+        }
+        var late = Machine(collects: true)
+        late.start(2)
+        _ = late.received(head: Self.head) { "writer" }
+        #expect(late.refused() == nil, "only a head still awaited can be refused")
+    }
+
     @Test func aFailureBeforeAnyHeadFailsTheCallerAndNoHeadAtAllIsABadResponse() {
         var failing = Machine(collects: true)
         failing.start(1)

@@ -192,6 +192,8 @@ import Testing
         }
     }
 
+    /// Opted in, a body URLSession decoded by itself arrives without the
+    /// header that says it was encoded.
     @Test func aBodyURLSessionDecodedIsHandedOverWithoutItsEncoding() async throws {
         try await withServer { server in
             let text = Data(String(repeating: "courier ", count: 5000).utf8)
@@ -199,7 +201,9 @@ import Testing
             server.route("/gzipped") { _ in
                 LoopbackResponse(headers: [("Content-Encoding", "gzip"), ("Content-Type", "text/plain")], body: .data(gzipped))
             }
+            let provider = Provider<TestTarget>(transport: URLSessionTransport(decodesCompressedResponses: true))
             let response = try await provider.request(TestTarget(server.baseURL, path: "/gzipped"))
+            #expect(server.requests(to: "/gzipped").map { $0.header("Accept-Encoding") } == ["gzip, deflate"])
             #expect(response.data == text)
             #expect(response.value(forHTTPHeaderField: "Content-Encoding") == nil)
             #expect(response.value(forHTTPHeaderField: "Content-Length") == String(text.count))
