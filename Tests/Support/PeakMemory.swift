@@ -78,6 +78,11 @@ public enum PeakMemory {
 /// ```
 public enum MeasuredAlone {
     private static let variable = "COURIER_MEASURED_ALONE"
+    /// One process of its own at a time, whichever suite starts it: each is
+    /// a whole load (thousands of requests, a gigabyte streamed), and
+    /// several at once on two cores starved the rest of the run past its
+    /// time-outs under the thread sanitizer.
+    private static let turns = Turns()
     private static let marker = "measured alone: "
 
     /// Runs `body` in a process of its own when called from the test run, or
@@ -105,7 +110,15 @@ public enum MeasuredAlone {
             if chosen == name { try await body() }
             return
         }
-        let (status, output) = try await runAlone(filter: "\(suite)/\(test.prefix { $0 != "(" })", name: name)
+        await turns.enter()
+        let status: Int32, output: String
+        do {
+            (status, output) = try await runAlone(filter: "\(suite)/\(test.prefix { $0 != "(" })", name: name)
+            await turns.leave()
+        } catch {
+            await turns.leave()
+            throw error
+        }
         let reports = output.split(separator: "\n").filter { $0.contains(marker) }
         for line in reports { print(line) }
         if status != 0 {
@@ -174,5 +187,27 @@ public enum HeapInUse {
         let heap = courier_heap_bytes_in_use()
         guard heap >= 0 else { return (PeakMemory.residentMebibytes ?? 0) << 20 }
         return Int(heap)
+    }
+}
+
+/// A lock for async code: one holder at a time, the others waiting in turn.
+actor Turns {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        guard held else {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            held = false
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
