@@ -1,5 +1,7 @@
 import CourierPostgres
+import CourierTestSupport
 import Foundation
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,6 +31,26 @@ import Testing
         #expect(String(decoding: after, as: UTF8.self).contains("fleet"))
     }
 
+    /// `prefer` and `allow` are taken only with a warning in the log that
+    /// says what they risk and what to use; `require` and `verify-full`
+    /// log nothing. No connection is opened: the warning comes with the
+    /// storage.
+    @Test(arguments: ["prefer", "allow", "require", "verify-full"])
+    func aModeThatAllowsCleartextIsLoggedAsAWarning(mode: String) throws {
+        let lines = WarningLines()
+        let logger = Logger(label: "courier.postgres.test") { _ in lines }
+        _ = try PostgresStorage(connectionString: "postgres://fleet@db.internal/courier?sslmode=\(mode)", maximumConnections: 1,
+                                logger: logger)
+        let warnings = lines.messages.withLock { $0 }
+        if mode == "prefer" || mode == "allow" {
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.contains("sslmode=\(mode)") == true)
+            #expect(warnings.first?.contains("use sslmode=require or verify-full") == true)
+        } else {
+            #expect(warnings.isEmpty)
+        }
+    }
+
     @Test func sslModesAreReadStrictly() throws {
         #expect(throws: PostgresStorageError.self) {
             try PostgresStorage.Configuration(connectionString: "postgres://me@db.internal/app?sslmode=sometimes")
@@ -36,6 +58,20 @@ import Testing
         #expect(throws: PostgresStorageError.self) {
             try PostgresStorage.Configuration(connectionString: "postgres://me@db.internal/app?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem")
         }
+    }
+}
+
+/// Keeps the messages of warnings and worse.
+private struct WarningLines: LogHandler {
+    let messages = Mutex<[String]>([])
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        if event.level >= .warning { messages.withLock { $0.append("\(event.message)") } }
     }
 }
 
