@@ -28,7 +28,7 @@ final class URLSessionExchange: @unchecked Sendable {
         self.bodyLength = bodyLength
         self.refusesCompressedBody = refusesCompressedBody
         self.streamed = collects ? nil : ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
-        self.state = Locked(Machine(collects: collects))
+        self.state = Locked(Machine(streamingTo: streamed?.writer))
     }
 
     func start(_ continuation: CheckedContinuation<Received, any Error>) {
@@ -44,12 +44,8 @@ final class URLSessionExchange: @unchecked Sendable {
             continuation?.resume(throwing: NetworkError.invalidResponse(RefusedContentEncoding(contentEncoding: encoding)))
             return false
         }
-        guard let streamed else {
-            state.withLock { _ = $0.received(head: head) { preconditionFailure("a collected exchange has no writer") } }
-            return true
-        }
-        let continuation = state.withLock { $0.received(head: head) { streamed.writer } }
-        continuation?.resume(returning: Received(head: head, body: streamed.body))
+        let continuation = state.withLock { $0.received(head: head) }
+        if let continuation, let streamed { continuation.resume(returning: Received(head: head, body: streamed.body)) }
         return true
     }
 

@@ -26,15 +26,16 @@ struct URLSessionExchangeStateMachine<Continuation, Writer> {
     }
 
     private(set) var state: State = .waitingForHead(nil)
-    /// Whether the body is collected whole (see `TransportRequest.collectsBody`).
-    let collects: Bool
+    /// Where a streamed body goes; `nil` when the body is collected whole
+    /// (see `TransportRequest.collectsBody`).
+    let writer: Writer?
     /// A 401 or 407 challenge was refused so the task ends with its response.
     private(set) var challenged = false
     /// Why the session refused the server's certificate, when it did.
     private(set) var trustFailure: ServerTrustFailure?
 
-    init(collects: Bool) {
-        self.collects = collects
+    init(streamingTo writer: Writer?) {
+        self.writer = writer
     }
 
     /// The caller starts waiting.
@@ -42,15 +43,15 @@ struct URLSessionExchangeStateMachine<Continuation, Writer> {
         if case .waitingForHead = state { state = .waitingForHead(continuation) }
     }
 
-    /// The head arrived. Returns the caller to resume with the head and a
-    /// streamed body made with `writer` (a streamed exchange), or `nil`.
-    mutating func received(head: HTTPURLResponse, writer: () -> Writer) -> Continuation? {
+    /// The head arrived. Returns the caller to resume with the head and the
+    /// streamed body (a streamed exchange), or `nil`.
+    mutating func received(head: HTTPURLResponse) -> Continuation? {
         guard case .waitingForHead(let continuation) = state else { return nil }
-        if collects {
+        guard let writer else {
             state = .collecting(continuation, head: head, body: Data())
             return nil
         }
-        state = .streaming(writer())
+        state = .streaming(writer)
         return continuation
     }
 
