@@ -39,14 +39,21 @@ public struct URLRedactor: Sendable {
     /// (compared ignoring case).
     public init(names: Set<String>) {
         self.names = Set(names.map { $0.lowercased() })
+        namesArePlain = self.names.allSatisfy { $0.utf8.allSatisfy(Self.isPlain) }
     }
+
+    /// Whether every name is made of the bytes ``hidesNothing(in:)`` reads
+    /// as part of a name; a name with others always takes the full test.
+    private let namesArePlain: Bool
 
     /// The URL as text, with its user information and named query and
     /// fragment parameters hidden (`https://<redacted>@host/p?token=<redacted>#access_token=<redacted>`).
     /// Works on the string, so the placeholder needs no percent-encoding.
     public func url(_ url: URL) -> String {
         var text = Self.withoutUserInformation(url.absoluteString)
-        guard !names.isEmpty else { return text }
+        // Most URLs hide nothing: they are written as they are, without the
+        // arrays and strings that taking the query apart would make.
+        guard !names.isEmpty, !hidesNothing(in: text) else { return text }
         let fragmentStart = text.firstIndex(of: "#")
         if let fragmentStart {
             let fragment = text[text.index(after: fragmentStart)...]
@@ -56,6 +63,47 @@ public struct URLRedactor: Sendable {
         let queryEnd = text[queryStart...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: queryStart)..<queryEnd]
         return String(text[...queryStart]) + formFields(String(query)) + String(text[queryEnd...])
+    }
+
+    /// Whether no query or fragment field of `text` has a hidden name: one
+    /// pass over its bytes, a name looked up only where it could be one.
+    private func hidesNothing(in text: String) -> Bool {
+        guard namesArePlain else { return false }
+        let utf8 = text.utf8
+        guard var index = utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return true
+        }
+        while index < utf8.endIndex {
+            // `index` is at a separator: `?`, `#` or `&`; a field follows.
+            let nameStart = utf8.index(after: index)
+            var nameEnd = nameStart
+            while nameEnd < utf8.endIndex, !Self.endsName(utf8[nameEnd]) { nameEnd = utf8.index(after: nameEnd) }
+            if nameEnd > nameStart, needsLookUp(text[nameStart..<nameEnd]) { return false }
+            index = nameEnd
+            while index < utf8.endIndex, !Self.separatesFields(utf8[index]) { index = utf8.index(after: index) }
+        }
+        return true
+    }
+
+    private static func endsName(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "=") || separatesFields(byte)
+    }
+
+    private static func separatesFields(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "?")
+    }
+
+    /// Whether a field's name may be hidden: it is one of the names as it
+    /// is, or it needs the full test (encoded, nested or in capitals).
+    private func needsLookUp(_ name: Substring) -> Bool {
+        !name.utf8.allSatisfy(Self.isPlain) || names.contains(String(name))
+    }
+
+    /// Lower-case letters, digits, `_`, `-` and `.`: a name made of these
+    /// needs no decoding, lowering or splitting to be compared.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
     /// `scheme://user:password@host…` as `scheme://<redacted>@host…`.
