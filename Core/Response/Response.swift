@@ -103,6 +103,26 @@ public struct Response: Sendable, CustomStringConvertible {
         storage = FixedAndLocked(fixed: parts, value: made)
     }
 
+    /// The header fields, a repeated field's values joined with ", ": read
+    /// without making ``response`` when the transport handed over its
+    /// fields (building an `HTTPURLResponse` parses them again).
+    ///
+    /// ```swift
+    /// for (name, value) in response.headerFields.sorted(by: { $0.key < $1.key }) { print(name, value) }
+    /// ```
+    public var headerFields: [String: String] {
+        switch head {
+        case .none:
+            return [:]
+        case .made(let response):
+            var fields: [String: String] = [:]
+            for case let (name as String, value as String) in response.allHeaderFields { fields[name] = value }
+            return fields
+        case .deferred(_, let fields):
+            return fields.dictionary
+        }
+    }
+
     /// The value of a response header field, matched case-insensitively.
     public func value(forHTTPHeaderField field: String) -> String? {
         switch head {

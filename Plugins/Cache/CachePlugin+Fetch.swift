@@ -76,9 +76,8 @@ extension CachePlugin {
             headers = headers.filter { !HeaderFields.equalIgnoringASCIICase($0.key, "Age") }
         }
         let bodyFields: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
-        for (name, value) in notModified.response?.allHeaderFields ?? [:] {
-            guard let name = name as? String, let value = value as? String,
-                  !bodyFields.contains(name.lowercased()),
+        for (name, value) in notModified.headerFields {
+            guard !bodyFields.contains(name.lowercased()),
                   !CachedResponse.unstoredFields.contains(name.lowercased()) else { continue }
             if let existing = headers.keys.first(where: { HeaderFields.equalIgnoringASCIICase($0, name) }) {
                 headers[existing] = nil

@@ -111,9 +111,9 @@ extension CachedResponse {
     /// Makes an entry from a response.
     init(response: Response, key: String, storedAt: Date, expiresAt: Date?, varyValues: [String: String]) {
         var headers: [String: String] = [:]
-        for (name, value) in response.response?.allHeaderFields ?? [:] {
+        for (name, value) in response.headerFields {
             // Cookies are the user's secrets and the cookie store's business.
-            if let name = name as? String, let value = value as? String, !Self.unstoredFields.contains(name.lowercased()) {
+            if !Self.unstoredFields.contains(name.lowercased()) {
                 headers[name] = value
             }
         }

@@ -230,8 +230,8 @@ public struct CourierClientTransport: ClientTransport {
             throw .invalidResponse(OpenAPITransportFailure.unrepresentableStatus(response.statusCode))
         }
         var fields = HTTPFields()
-        for (name, value) in response.response?.allHeaderFields ?? [:] {
-            guard let name = name as? String, let value = value as? String, let fieldName = HTTPField.Name(name) else { continue }
+        for (name, value) in response.headerFields {
+            guard let fieldName = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
         }
         return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
