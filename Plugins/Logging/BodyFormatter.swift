@@ -25,12 +25,14 @@ struct BodyFormatter: Sendable {
             // A few bytes per character at most: decode no more than can be
             // shown. A limit set past the configuration's clamp must not trap.
             let (bytes, overflow) = limit.multipliedReportingOverflow(by: 4)
-            text = String(decoding: body.prefix(overflow ? Int.max : bytes.addingReportingOverflow(4).partialValue), as: UTF8.self)
+            let shown = body.prefix(overflow ? Int.max : bytes.addingReportingOverflow(4).partialValue)
+            // From the bytes in place: `Data` takes the generic, slow way.
+            text = shown.withUnsafeBytes { String(decoding: $0.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
             // Secrets are hidden before the text is cut, so a cut never shows
             // half of one.
             if isJSON { text = redactor.jsonText(text) }
         }
-        if type.contains("x-www-form-urlencoded") {
+        if Self.has(type, "x-www-form-urlencoded") {
             text = redactor.formFields(text)
         }
         return cut(text, bodyBytes: body.count)
@@ -49,7 +51,7 @@ struct BodyFormatter: Sendable {
     private static let textTypes = ["json", "xml", "javascript", "x-www-form-urlencoded", "yaml", "graphql", "html", "csv"]
 
     static func isText(_ body: Data, contentType: String) -> Bool {
-        if contentType.hasPrefix("text/") || textTypes.contains(where: contentType.contains) { return true }
+        if contentType.hasPrefix("text/") || textTypes.contains(where: { has(contentType, $0) }) { return true }
         if !contentType.isEmpty && !contentType.hasPrefix("application/octet-stream") { return false }
         // No (or a generic) type: look at the first bytes.
         let sample = body.prefix(512)
@@ -59,9 +61,26 @@ struct BodyFormatter: Sendable {
     }
 
     static func isJSON(_ body: Data, contentType: String) -> Bool {
-        if contentType.contains("json") { return true }
+        if has(contentType, "json") { return true }
         let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    /// Whether `text` holds `part`, compared byte by byte: with Foundation
+    /// imported, `contains` goes through `NSString` on Linux, and the generic
+    /// `firstRange(of:)` walks element by element.
+    static func has(_ text: String, _ part: String) -> Bool {
+        var text = text
+        var part = part
+        return text.withUTF8 { text in
+            part.withUTF8 { part in
+                guard let first = part.first, part.count <= text.count else { return part.isEmpty }
+                for start in 0...(text.count - part.count) where text[start] == first {
+                    if (1..<part.count).allSatisfy({ text[start + $0] == part[$0] }) { return true }
+                }
+                return false
+            }
+        }
     }
 
     private func prettyJSON(_ body: Data) -> String? {

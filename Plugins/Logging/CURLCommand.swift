@@ -22,7 +22,7 @@ enum CURLCommand {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
             if body.count <= bodyLimit, BodyFormatter.isText(body, contentType: contentType) {
                 var text = String(decoding: body, as: UTF8.self)
-                if contentType.contains("x-www-form-urlencoded") {
+                if BodyFormatter.has(contentType, "x-www-form-urlencoded") {
                     text = redactor.formFields(text)
                 } else if BodyFormatter.isJSON(body, contentType: contentType) {
                     text = redactor.jsonText(text)

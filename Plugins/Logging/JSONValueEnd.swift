@@ -3,7 +3,7 @@
 /// inside skipped), or before the `,`, `}`, `]` or space that ends a number
 /// or literal; the end of the text when it ends first.
 enum JSONValueEnd {
-    static func end(of text: [UInt8], from start: Int) -> Int {
+    static func end(of text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard start < text.count else { return text.count }
         let quote = (UInt8(ascii: "\""))
         switch text[start] {
@@ -29,13 +29,21 @@ enum JSONValueEnd {
             }
             return text.count
         default:
-            let stops = Set(",}] \n\r\t".utf8)
-            return text[start...].firstIndex(where: stops.contains) ?? text.count
+            return text[start...].firstIndex(where: isStop) ?? text.count
+        }
+    }
+
+    /// What ends a number or a literal: `,`, `}`, `]` or white space.
+    private static func isStop(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+             UInt8(ascii: "\t"): true
+        default: false
         }
     }
 
     /// The index after the quote that closes the string opening at `start`.
-    private static func stringEnd(_ text: [UInt8], from start: Int) -> Int {
+    private static func stringEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start + 1
         while index < text.count {
             switch text[index] {

@@ -18,8 +18,10 @@ struct LogRedactor: Sendable {
     /// The longest hidden name, in UTF-8 bytes: a quoted key longer than
     /// this is never looked up.
     private let longestName: Int
-    /// The hidden names in UTF-8, by length, for ``jsonText(_:)``.
-    private let namesByLength: [Int: [[UInt8]]]
+    /// The hidden names in UTF-8, indexed by their length, for ``jsonText(_:)``.
+    private let namesByLength: [[[UInt8]]]
+    /// Indexed by byte: whether a hidden name may start with it.
+    private let mayStartName: [Bool]
 
     /// - Parameters:
     ///   - headers: Header names to hide, besides the credential headers.
@@ -32,7 +34,19 @@ struct LogRedactor: Sendable {
         self.parameters = Set(parameters.map { $0.lowercased() }).union(self.headers)
         self.urls = URLRedactor(names: self.parameters)
         longestName = self.parameters.map(\.utf8.count).max() ?? 0
-        namesByLength = Dictionary(grouping: self.parameters.map { Array($0.utf8) }, by: \.count)
+        var byLength = [[[UInt8]]](repeating: [], count: longestName + 1)
+        for name in self.parameters { byLength[name.utf8.count].append(Array(name.utf8)) }
+        namesByLength = byLength
+        var starts = [Bool](repeating: false, count: 256)
+        for name in self.parameters {
+            guard let first = name.utf8.first else { continue }
+            starts[Int(first)] = true
+            // The upper-case letter too, and every byte a non-ASCII name
+            // may start with, however it is written.
+            if (0x61...0x7A).contains(first) { starts[Int(first - 0x20)] = true }
+            if first >= 0x80 { starts.replaceSubrange(0x80..., with: repeatElement(true, count: 0x80)) }
+        }
+        mayStartName = starts
     }
 
     // MARK: - Headers
@@ -67,7 +81,7 @@ struct LogRedactor: Sendable {
     /// appear.
     func text(_ text: String) -> String {
         // No `=`, no parameter to hide: most lines, and most JSON bodies.
-        guard longestName > 0, text.utf8.contains(UInt8(ascii: "=")) else { return text }
+        guard longestName > 0, Self.bytes(of: text, contain: UInt8(ascii: "=")) else { return text }
         let bytes = Array(text.utf8)
         var result: [UInt8] = []
         var copied = 0
@@ -98,6 +112,14 @@ struct LogRedactor: Sendable {
         guard copied > 0 else { return text }
         result += bytes[copied...]
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether `text` holds `byte`, read from its contiguous UTF-8: the
+    /// generic walk of `String.UTF8View` costs several times as much, and
+    /// most logged text is scanned this way once at least.
+    static func bytes(of text: String, contain byte: UInt8) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(byte) }
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
@@ -140,17 +162,29 @@ struct LogRedactor: Sendable {
     /// (an object or array value included); works on text cut short or not
     /// JSON at all.
     func jsonText(_ text: String) -> String {
-        // Bytes, not UTF-16: a native string's UTF-8 is copied, not
-        // transcoded, and nothing is built until a key is found.
-        guard longestName > 0, text.utf8.contains(Self.quote) else { return text }
-        let utf8 = Array(text.utf8)
+        // Bytes, not UTF-16: a native string's UTF-8 is read in place, and
+        // nothing is built until a key is found.
+        guard longestName > 0 else { return text }
+        var text = text
+        guard let redacted = text.withUTF8(jsonRedacted) else { return text }
+        return String(decoding: redacted, as: UTF8.self)
+    }
+
+    /// The JSON bytes with hidden values replaced, or `nil` when no hidden
+    /// key is in them.
+    private func jsonRedacted(_ utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var result: [UInt8] = []
         var copied = 0
         var index = 0
         // A key is a quote, a hidden name (any case), a quote, white space,
         // a colon and white space; every quote may open one, whether or not
         // it closes a string, so text cut short or not JSON is covered too.
-        while let quote = utf8[index...].firstIndex(of: Self.quote) {
+        while index < utf8.count {
+            guard utf8[index] == Self.quote else {
+                index += 1
+                continue
+            }
+            let quote = index
             guard let (keyEnd, valueStart) = secretKey(in: utf8, at: quote) else {
                 index = quote + 1
                 continue
@@ -160,11 +194,10 @@ struct LogRedactor: Sendable {
             result += Array(": \"\(Self.placeholder)\"".utf8)
             copied = JSONValueEnd.end(of: utf8, from: valueStart)
             index = max(copied, valueStart)
-            guard index < utf8.count else { break }
         }
-        guard !result.isEmpty else { return text }
+        guard !result.isEmpty else { return nil }
         result += utf8[copied...]
-        return String(decoding: result, as: UTF8.self)
+        return result
     }
 
     private static let quote = UInt8(ascii: "\"")
@@ -172,23 +205,27 @@ struct LogRedactor: Sendable {
     /// Whether `key` is a hidden name, ignoring case: compared unit by unit
     /// with the names of its length, without making a string, unless it is
     /// not ASCII.
-    private func isHidden(_ key: ArraySlice<UInt8>) -> Bool {
+    private func isHidden(_ key: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard key.allSatisfy({ $0 < 0x80 }) else {
             return parameters.contains(String(decoding: key, as: UTF8.self).lowercased())
         }
-        return namesByLength[key.count]?.contains { name in
+        guard key.count < namesByLength.count else { return false }
+        return namesByLength[key.count].contains { name in
             zip(name, key).allSatisfy { expected, unit in
                 expected == ((0x41...0x5A).contains(unit) ? unit | 0x20 : unit)
             }
-        } ?? false
+        }
     }
 
     /// Where the key quoted at `quote` closes and where its value starts,
     /// when it names a hidden field and a colon follows it.
-    private func secretKey(in utf8: [UInt8], at quote: Int) -> (keyEnd: Int, valueStart: Int)? {
+    private func secretKey(in utf8: UnsafeBufferPointer<UInt8>, at quote: Int) -> (keyEnd: Int, valueStart: Int)? {
         let nameStart = quote + 1
+        // Most keys are told apart by their first byte: no hidden name (in
+        // any case, or any non-ASCII name) starts with it.
+        guard nameStart < utf8.count, mayStartName[Int(utf8[nameStart])] else { return nil }
         let searchEnd = min(utf8.count, nameStart + longestName + 1)
-        guard nameStart < searchEnd, let close = utf8[nameStart..<searchEnd].firstIndex(of: Self.quote), close > nameStart,
+        guard let close = utf8[nameStart..<searchEnd].firstIndex(of: Self.quote), close > nameStart,
               isHidden(utf8[nameStart..<close])
         else { return nil }
         func skipSpace(_ position: Int) -> Int {

@@ -102,11 +102,8 @@ public struct LoggingPlugin: Plugin {
         let title = "<-- \(describe(request)) \(response.statusCode)"
         logLine(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + Self.attempt(context), metadata)
         if configuration.logger.logLevel <= configuration.detailLevel {
-            var fields: [String: String] = [:]
-            for case let (name as String, value as String) in response.response?.allHeaderFields ?? [:] {
-                fields[name] = value
-            }
-            logLine(configuration.detailLevel, block(title, headers: fields, body: "<body streamed to the caller>"), metadata)
+            logLine(configuration.detailLevel, block(title, headers: response.headerFields, body: "<body streamed to the caller>"),
+                    metadata)
         }
         context.onStreamEnd { [self] summary in
             let elements = summary.elements > 0 ? ", \(summary.elements) elements" : ""
@@ -170,14 +167,10 @@ public struct LoggingPlugin: Plugin {
     }
 
     private func details(of response: Response, described: String) -> String {
-        var fields: [String: String] = [:]
-        for case let (name as String, value as String) in response.response?.allHeaderFields ?? [:] {
-            fields[name] = value
-        }
         let body = response.fileURL.map { "<\(Self.byteCount(response)) bytes written to \($0.lastPathComponent)>" }
             ?? bodies.format(response.data, contentType: response.value(forHTTPHeaderField: "Content-Type"),
                              custom: configuration.responseBodyFormatter)
-        return block("<-- \(described) \(response.statusCode)", headers: fields, body: body)
+        return block("<-- \(described) \(response.statusCode)", headers: response.headerFields, body: body)
     }
 
     /// A title, header fields and a body as one entry, every part redacted:
@@ -191,17 +184,25 @@ public struct LoggingPlugin: Plugin {
         return lines.joined(separator: "\n")
     }
 
-    /// `text` with four spaces before each line: byte by byte, where
+    /// `text` with four spaces before each line: line by line on its bytes, where
     /// Foundation's `replacingOccurrences` goes through NSString on Linux
     /// and a split by `Character` walks graphemes.
     private static func indented(_ text: String) -> String {
-        var bytes = Array("    ".utf8)
-        bytes.reserveCapacity(text.utf8.count + 64)
-        for byte in text.utf8 {
-            bytes.append(byte)
-            if byte == UInt8(ascii: "\n") { bytes += [0x20, 0x20, 0x20, 0x20] }
+        var text = text
+        return text.withUTF8 { utf8 in
+            let indent = Array("    ".utf8)
+            guard utf8.contains(UInt8(ascii: "\n")) else { return "    " + String(decoding: utf8, as: UTF8.self) }
+            var bytes = indent
+            bytes.reserveCapacity(utf8.count + 64)
+            var lineStart = 0
+            while let newline = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                bytes += utf8[lineStart...newline]
+                bytes += indent
+                lineStart = newline + 1
+            }
+            bytes += utf8[lineStart...]
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Measuring
