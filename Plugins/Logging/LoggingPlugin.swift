@@ -135,7 +135,8 @@ public struct LoggingPlugin: Plugin {
     /// header values and bodies by ``LogRedactor/text(_:)``), so the whole
     /// is not scanned again.
     private func logLine(_ level: Logger.Level, _ message: @autoclosure () -> String, _ metadata: Logger.Metadata) {
-        configuration.logger.log(level: level, "\(message())", metadata: metadata)
+        // The string as the message, not interpolated into a new one.
+        configuration.logger.log(level: level, Logger.Message(stringLiteral: message()), metadata: metadata)
     }
 
     /// ` (attempt n)` on a replay: after `next` returns, the transmission
@@ -178,30 +179,40 @@ public struct LoggingPlugin: Plugin {
     /// are hidden in each field's value and in the body, wherever a URL
     /// appears in them (a `Location`, a link in a JSON body).
     private func block(_ title: String, headers: [String: String], body: String) -> String {
-        var lines = [title]
-        lines += redactor.headerFields(headers).map { "    \($0.name): \(redactor.text($0.value))" }
-        lines.append(Self.indented(redactor.text(body)))
-        return lines.joined(separator: "\n")
+        let body = redactor.text(body)
+        // One string, grown in place: no array of lines to join.
+        var entry = title
+        entry.reserveCapacity(title.utf8.count + body.utf8.count + 64 * headers.count + 16)
+        for field in redactor.headerFields(headers) {
+            entry += "\n    "
+            entry += field.name
+            entry += ": "
+            entry += redactor.text(field.value)
+        }
+        entry += "\n"
+        Self.append(indented: body, to: &entry)
+        return entry
     }
 
-    /// `text` with four spaces before each line: line by line on its bytes, where
-    /// Foundation's `replacingOccurrences` goes through NSString on Linux
-    /// and a split by `Character` walks graphemes.
-    private static func indented(_ text: String) -> String {
+    /// `text` with four spaces before each line, added to `entry`: line by
+    /// line on its bytes, where Foundation's `replacingOccurrences` goes
+    /// through NSString on Linux and a split by `Character` walks graphemes.
+    private static func append(indented text: String, to entry: inout String) {
+        guard LogRedactor.bytes(of: text, contain: UInt8(ascii: "\n")) else {
+            entry += "    "
+            entry += text
+            return
+        }
         var text = text
-        return text.withUTF8 { utf8 in
-            let indent = Array("    ".utf8)
-            guard utf8.contains(UInt8(ascii: "\n")) else { return "    " + String(decoding: utf8, as: UTF8.self) }
-            var bytes = indent
-            bytes.reserveCapacity(utf8.count + 64)
+        text.withUTF8 { utf8 in
             var lineStart = 0
             while let newline = utf8[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-                bytes += utf8[lineStart...newline]
-                bytes += indent
+                entry += "    "
+                entry += String(decoding: UnsafeBufferPointer(rebasing: utf8[lineStart...newline]), as: UTF8.self)
                 lineStart = newline + 1
             }
-            bytes += utf8[lineStart...]
-            return String(decoding: bytes, as: UTF8.self)
+            entry += "    "
+            entry += String(decoding: UnsafeBufferPointer(rebasing: utf8[lineStart...]), as: UTF8.self)
         }
     }
 
