@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient
 import CourierCodable
+import CourierLogging
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -78,6 +80,18 @@ enum Clients {
     /// Courier side without its four plugins.
     static func courierWithoutPlugins(on transport: any Transport, baseURL: URL) -> BenchOperation {
         let provider = Provider<BenchTarget>(transport: transport)
+        let target = BenchTarget(baseURL: baseURL)
+        let mapper = DecodableMapper<Payload>()
+        return { _ = try await provider.request(target, mapper: mapper) }
+    }
+
+    /// ``courierWithoutPlugins(on:baseURL:)`` with the logging plugin, its
+    /// logger at `level` and a handler that drops every line: what logging
+    /// costs a request, the lines made but written nowhere.
+    static func courierLogging(on transport: any Transport, baseURL: URL, level: Logger.Level) -> BenchOperation {
+        var logger = Logger(label: "courier.bench") { _ in SoakBenchmark.NullLogHandler() }
+        logger.logLevel = level
+        let provider = Provider<BenchTarget>(transport: transport, plugins: [LoggingPlugin(.init(logger: logger))])
         let target = BenchTarget(baseURL: baseURL)
         let mapper = DecodableMapper<Payload>()
         return { _ = try await provider.request(target, mapper: mapper) }

@@ -64,7 +64,7 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|provider|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
+// --profile NAME courier|provider|logging-info|logging-debug|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
 // only N requests (C at a time, 1 unless given) of one side of the HTTP pair
 // whose name contains NAME ("transport": its transport called directly,
 // without the provider and the transfer stage), for a profiler such as
@@ -121,6 +121,16 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     case "provider" where pair.name.contains("URLSession"):
         ClientSet.onURLSessionTransport { Clients.courierWithoutPlugins(on: $0, baseURL: baseURL) }()
     case "provider": ClientSet.onHTTPClient { Clients.courierWithoutPlugins(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL) }()
+    // A provider with the logging plugin alone, at info or debug, lines
+    // dropped: against "provider", what logging costs (Benchmarks/logging-cost).
+    case "logging-info" where pair.name.contains("URLSession"), "logging-debug" where pair.name.contains("URLSession"):
+        ClientSet.onURLSessionTransport {
+            Clients.courierLogging(on: $0, baseURL: baseURL, level: arguments[index + 2] == "logging-info" ? .info : .debug)
+        }()
+    case "logging-info", "logging-debug": ClientSet.onHTTPClient {
+        Clients.courierLogging(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL,
+                               level: arguments[index + 2] == "logging-info" ? .info : .debug)
+    }()
     default: pair.courier()
     }
     let operation = client.operation
