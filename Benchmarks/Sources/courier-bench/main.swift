@@ -1,6 +1,7 @@
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
+import Logging
 
 // courier-bench: Courier against the bare clients it wraps, interleaved in one
 // run. Flags: --json (JSON array on stdout), --quick (short run),
@@ -64,12 +65,21 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|provider|logging-info|logging-debug|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
+// --profile NAME courier|provider|logging-info|logging-debug|intercept-noop|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
 // only N requests (C at a time, 1 unless given) of one side of the HTTP pair
 // whose name contains NAME ("transport": its transport called directly,
 // without the provider and the transfer stage), for a profiler such as
 // `perf record -g`; with --nginx against the nginx of Benchmarks/nginx/run
 // instead of the in-process server.
+/// The logger's level of a `--profile` logging side; nil for "intercept-noop".
+func loggingLevel(_ side: String) -> Logger.Level? {
+    switch side {
+    case "logging-info": .info
+    case "logging-debug": .debug
+    default: nil
+    }
+}
+
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 3]) {
     let server = try await BenchServer.start()
@@ -123,13 +133,12 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     case "provider": ClientSet.onHTTPClient { Clients.courierWithoutPlugins(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL) }()
     // A provider with the logging plugin alone, at info or debug, lines
     // dropped: against "provider", what logging costs (Benchmarks/logging-cost).
-    case "logging-info" where pair.name.contains("URLSession"), "logging-debug" where pair.name.contains("URLSession"):
-        ClientSet.onURLSessionTransport {
-            Clients.courierLogging(on: $0, baseURL: baseURL, level: arguments[index + 2] == "logging-info" ? .info : .debug)
-        }()
-    case "logging-info", "logging-debug": ClientSet.onHTTPClient {
-        Clients.courierLogging(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL,
-                               level: arguments[index + 2] == "logging-info" ? .info : .debug)
+    // "intercept-noop": a plugin whose intercept only calls next instead.
+    case "logging-info" where pair.name.contains("URLSession"), "logging-debug" where pair.name.contains("URLSession"),
+         "intercept-noop" where pair.name.contains("URLSession"):
+        ClientSet.onURLSessionTransport { Clients.courierLogging(on: $0, baseURL: baseURL, level: loggingLevel(arguments[index + 2])) }()
+    case "logging-info", "logging-debug", "intercept-noop": ClientSet.onHTTPClient {
+        Clients.courierLogging(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL, level: loggingLevel(arguments[index + 2]))
     }()
     default: pair.courier()
     }
