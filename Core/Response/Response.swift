@@ -110,18 +110,7 @@ public struct Response: Sendable, CustomStringConvertible {
     /// ```swift
     /// for (name, value) in response.headerFields.sorted(by: { $0.key < $1.key }) { print(name, value) }
     /// ```
-    public var headerFields: [String: String] {
-        switch head {
-        case .none:
-            return [:]
-        case .made(let response):
-            var fields: [String: String] = [:]
-            for case let (name as String, value as String) in response.allHeaderFields { fields[name] = value }
-            return fields
-        case .deferred(_, let fields):
-            return fields.dictionary
-        }
-    }
+    public var headerFields: [String: String] { head.fields }
 
     /// The value of a response header field, matched case-insensitively.
     public func value(forHTTPHeaderField field: String) -> String? {
