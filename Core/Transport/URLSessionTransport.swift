@@ -58,9 +58,7 @@ public final class URLSessionTransport: Transport {
     /// `URLSession` decodes every encoding it knows (gzip, deflate, and on
     /// Linux br and zstd) by itself, ahead of its delegate queue and so ahead
     /// of the transfer stage, which counts a body's size limits only once the
-    /// bytes reach it: a gigabyte of zeros fits in a megabyte of gzip, and
-    /// measured against a server in another process such a body grew the
-    /// process by 1.1 GiB before the 64 MiB limit could stop it. So by
+    /// bytes reach it: a gigabyte of zeros fits in a megabyte of gzip. So by
     /// default every request asks for `identity`, whatever the target or a
     /// plugin asked for, and an answer compressed anyway fails at its head,
     /// before its body is read, with ``NetworkError/invalidResponse(_:)``
@@ -69,9 +67,14 @@ public final class URLSessionTransport: Transport {
     ///
     /// Set it for servers you trust to have their bodies compressed and
     /// decoded: requests then ask for what the transfer stage asks for (`gzip,
-    /// deflate`), and a compressed body is decoded by `URLSession` without a
-    /// bound on the memory it takes. `AsyncHTTPClientTransport` decodes
-    /// within the limits and needs no such choice.
+    /// deflate`), and a compressed body is decoded by `URLSession`, then
+    /// counted against the limits. On Linux the session's delegate queue
+    /// makes libcurl wait while 64 decoded chunks are queued, so a bomb
+    /// stops at the limit with a bounded read-ahead (a 1 GB gzip bomb from
+    /// nginx in another process grew the process by 69–70 MiB; before that
+    /// queue, by 1.1 GiB on a loaded machine). Elsewhere, how far `URLSession`
+    /// decodes ahead is Foundation's. `AsyncHTTPClientTransport` decodes
+    /// within the limits as bytes arrive and needs no such choice.
     public let decodesCompressedResponses: Bool
 
     /// The configuration a transport gets when it is given none:
@@ -115,11 +118,8 @@ public final class URLSessionTransport: Transport {
         self.serverTrust = serverTrust
         self.maximumUnreadBytes = max(maximumUnreadBytes, 1)
         self.decodesCompressedResponses = decodesCompressedResponses
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "Courier.URLSessionTransport"
         self.delegate = delegate
-        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: DelegateQueue.make())
     }
 
     deinit {
@@ -173,7 +173,16 @@ public final class URLSessionTransport: Transport {
         do {
             let received = try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation)
-                request.control.onAbort { task.cancel() }
+                request.control.onAbort { [queue = session.delegateQueue] in
+                    // A limit passed in a delegate method: `cancel()` waits
+                    // for the session's work queue, which may be waiting for
+                    // this queue (see `BoundedOperationQueue`).
+                    if OperationQueue.current === queue {
+                        DispatchQueue.global().async { task.cancel() }
+                    } else {
+                        task.cancel()
+                    }
+                }
                 task.resume()
             }
             return URLSessionExchange.makeResponse(received)

@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The delegate queue of a ``URLSessionTransport``'s session: serial, and,
+/// where Foundation is FoundationNetworking (Linux), one that pushes back on
+/// what feeds it.
+enum DelegateQueue {
+    /// A serial queue for one session's delegate.
+    static func make() -> OperationQueue {
+        #if canImport(FoundationNetworking)
+        let queue = BoundedOperationQueue(limit: 64)
+        #else
+        let queue = OperationQueue()
+        #endif
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "Courier.URLSessionTransport"
+        return queue
+    }
+}
+
+#if canImport(FoundationNetworking)
+/// An operation queue that makes whoever adds a block wait while `limit`
+/// blocks are already waiting to run, until half of them have run.
+///
+/// FoundationNetworking hands every chunk libcurl reads to the session's
+/// delegate queue with `addOperation`, from the session's own work queue and
+/// without waiting. A delegate that falls behind (a loaded machine, a body
+/// libcurl decodes a thousandfold) left the chunks piling up in the queue,
+/// hundreds of MiB of them, before the transfer stage could count them
+/// against a limit. Waiting here holds libcurl's thread instead: it reads
+/// nothing more until the delegate catches up, the socket's buffers fill, and
+/// TCP makes the server wait. At most `limit` chunks (16 KiB each, libcurl's
+/// largest write) wait in the queue.
+///
+/// The delegate's own blocks never wait here: they run on this queue, and
+/// could only wait for themselves. A wait lasts at most `longestWait`:
+/// a block on this queue that waits for the session's work queue
+/// (`URLSessionTask.cancel()` does) while that queue waits here would
+/// otherwise never run. The transport moves its own cancellations off this
+/// queue, so that happens only through code that is not Courier's.
+final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
+    /// How many blocks may wait before a caller waits.
+    let limit: Int
+    /// The longest a caller waits before its block is queued anyway: a
+    /// tenth of a second in a transport.
+    let longestWait: TimeInterval
+    private let condition = NSCondition()
+    /// Blocks added and not yet finished; guarded by `condition`.
+    private var pending = 0
+
+    init(limit: Int, longestWait: TimeInterval = 0.1) {
+        self.limit = max(limit, 2)
+        self.longestWait = longestWait
+        super.init()
+    }
+
+    override func addOperation(_ block: @Sendable @escaping () -> Void) {
+        condition.lock()
+        if pending >= limit, OperationQueue.current !== self {
+            let deadline = Date(timeIntervalSinceNow: longestWait)
+            while pending > limit / 2, condition.wait(until: deadline) {}
+        }
+        pending += 1
+        condition.unlock()
+        super.addOperation { [self] in
+            block()
+            condition.lock()
+            pending -= 1
+            if pending == limit / 2 { condition.broadcast() }
+            condition.unlock()
+        }
+    }
+
+    /// Blocks added and not yet finished, for tests.
+    var pendingCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pending
+    }
+}
+#endif
