@@ -9,7 +9,7 @@ import PackageDescription
 
 let harnesses: [(name: String, products: [String])] = [
     ("CacheControl", ["CourierCache"]),
-    ("HTTPDate", ["CourierCache", "CourierRetry"]),
+    ("HTTPDate", []),
     ("RetryAfter", ["CourierRetry"]),
     ("CacheFile", ["CourierCache"]),
     ("CredentialFile", ["CourierAuth"]),
