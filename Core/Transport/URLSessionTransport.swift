@@ -119,11 +119,24 @@ public final class URLSessionTransport: Transport {
         self.maximumUnreadBytes = max(maximumUnreadBytes, 1)
         self.decodesCompressedResponses = decodesCompressedResponses
         self.delegate = delegate
-        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: DelegateQueue.make())
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    /// A serial queue for the session's delegate; on Linux one that makes
+    /// libcurl wait while 64 chunks wait in it (``BoundedOperationQueue``).
+    private static func makeDelegateQueue() -> OperationQueue {
+        #if canImport(FoundationNetworking)
+        let queue = BoundedOperationQueue(limit: 64)
+        #else
+        let queue = OperationQueue()
+        #endif
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "Courier.URLSessionTransport"
+        return queue
     }
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {

@@ -1,26 +1,6 @@
+#if canImport(FoundationNetworking)
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// The delegate queue of a ``URLSessionTransport``'s session: serial, and,
-/// where Foundation is FoundationNetworking (Linux), one that pushes back on
-/// what feeds it.
-enum DelegateQueue {
-    /// A serial queue for one session's delegate.
-    static func make() -> OperationQueue {
-        #if canImport(FoundationNetworking)
-        let queue = BoundedOperationQueue(limit: 64)
-        #else
-        let queue = OperationQueue()
-        #endif
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "Courier.URLSessionTransport"
-        return queue
-    }
-}
-
-#if canImport(FoundationNetworking)
 /// An operation queue that makes whoever adds a block wait while `limit`
 /// blocks are already waiting to run, until half of them have run.
 ///
