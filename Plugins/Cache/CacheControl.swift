@@ -2,7 +2,11 @@ import Courier
 import Foundation
 
 /// The `Cache-Control` directives the cache acts on, parsed from a header
-/// field value (RFC 9111, section 5.2).
+/// field value (RFC 9111, section 5.2), and the names a `Vary` field lists.
+///
+/// This file and `CacheFileFormat` are the cache's parsers of outside
+/// input. They use nothing of `CourierCache` beyond `CachedResponse` and
+/// `CacheStatus`, so the fuzz harnesses compile them without swift-crypto.
 struct CacheControl: Equatable {
     var maxAge: TimeInterval?
     var noStore = false
@@ -46,5 +50,13 @@ struct CacheControl: Equatable {
         var value = 0
         for digit in digits { value = min(cap, value * 10 + Int(digit - 0x30)) }
         return TimeInterval(value)
+    }
+
+    /// The field names of a `Vary` header field value (RFC 9110, 12.5.5),
+    /// lower-cased; `["*"]` means the response varies on everything and
+    /// cannot be cached.
+    static func varyNames(_ header: String?) -> [String] {
+        guard let header else { return [] }
+        return header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     }
 }

@@ -85,13 +85,6 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         return values
     }
 
-    /// The field names of a `Vary` header; `["*"]` means the response varies
-    /// on everything and cannot be cached.
-    static func varyNames(_ header: String?) -> [String] {
-        guard let header else { return [] }
-        return header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-    }
-
     // Length-prefixing every part keeps the encoding unambiguous: no choice of
     // URL, body or extras can make two different lists read the same.
     private static func encode(_ parts: [String]) -> String {

@@ -218,7 +218,7 @@ public final class CachePlugin: Plugin {
             evict(plan.key, request: plan.request)
             return
         }
-        let varyNames = CacheKey.varyNames(response.value(forHTTPHeaderField: "Vary"))
+        let varyNames = CacheControl.varyNames(response.value(forHTTPHeaderField: "Vary"))
         // Vary: Cookie on a request without a Cookie field the plugin can
         // see: the transport may add cookies from its own store after the
         // plugins ran (URLSession does), so the entry's identity is unknown.

@@ -1,5 +1,9 @@
-@testable import CourierCache
+import Courier
 import Foundation
+
+// The parsers are compiled into this harness from Plugins/Cache (the links
+// beside this file): CourierCache itself links swift-crypto, which would
+// compile BoringSSL under AddressSanitizer for two harnesses.
 
 /// A cache file as the disk holds it: written by any version, truncated,
 /// corrupted or planted.

@@ -1,0 +1,1 @@
+../../../Plugins/Cache/CacheStatus.swift
