@@ -43,13 +43,10 @@ final class InflightRegistry: Sendable {
         }
     }
 
-    private final class Flight: @unchecked Sendable {
-        var waiters: [UInt64: CheckedContinuation<Response, any Error>] = [:]
-        var task: Task<Void, Never>?
-        var abandoned = false
-    }
+    private typealias Machine = InflightStateMachine<Key, CheckedContinuation<Response, any Error>, Task<Void, Never>>
 
-    private let flights = Locked<[Key: Flight]>([:])
+    /// The flights, as ``InflightStateMachine`` keeps them.
+    private let machine = Locked(Machine())
     private let nextWaiter = Locked<UInt64>(0)
 
     func run(_ key: Key, operation: @escaping @Sendable () async throws(NetworkError) -> Response) async throws(NetworkError) -> Response {
@@ -67,17 +64,7 @@ final class InflightRegistry: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let start = flights.withLock { flights -> Flight? in
-                    if let flight = flights[key] {
-                        flight.waiters[waiter] = continuation
-                        return nil
-                    }
-                    let flight = Flight()
-                    flight.waiters[waiter] = continuation
-                    flights[key] = flight
-                    return flight
-                }
-                if let start {
+                if case .start(let flight) = machine.withLock({ $0.join(key, waiter: waiter, continuation) }) {
                     let task = Task {
                         let result: Result<Response, any Error>
                         do {
@@ -85,13 +72,13 @@ final class InflightRegistry: Sendable {
                         } catch {
                             result = .failure(error)
                         }
-                        self.finish(start, key: key, with: result)
+                        for waiter in self.machine.withLock({ $0.finished(key, flight: flight) }) {
+                            waiter.resume(with: result)
+                        }
                     }
-                    let abandoned = flights.withLock { _ in
-                        start.task = task
-                        return start.abandoned
+                    if case .cancel(let task) = machine.withLock({ $0.started(key, flight: flight, task: task) }) {
+                        task.cancel()
                     }
-                    if abandoned { task.cancel() }
                 }
                 if Task.isCancelled {
                     leave(key, waiter: waiter)
@@ -104,36 +91,145 @@ final class InflightRegistry: Sendable {
 
     /// How many callers are waiting on shared transfers.
     var waiterCount: Int {
-        flights.withLock { flights in flights.values.reduce(0) { $0 + $1.waiters.count } }
-    }
-
-    private func finish(_ flight: Flight, key: Key, with result: Result<Response, any Error>) {
-        let waiters = flights.withLock { flights in
-            if flights[key] === flight {
-                flights.removeValue(forKey: key)
-            }
-            let waiters = Array(flight.waiters.values)
-            flight.waiters.removeAll()
-            return waiters
-        }
-        for waiter in waiters {
-            waiter.resume(with: result)
-        }
+        machine.withLock { $0.waiterCount }
     }
 
     private func leave(_ key: Key, waiter: UInt64) {
-        let (continuation, orphaned) = flights.withLock { flights -> (CheckedContinuation<Response, any Error>?, Task<Void, Never>?) in
-            guard let flight = flights[key], let continuation = flight.waiters.removeValue(forKey: waiter) else {
-                return (nil, nil)
-            }
-            if flight.waiters.isEmpty {
-                flights.removeValue(forKey: key)
-                flight.abandoned = true
-                return (continuation, flight.task)
-            }
-            return (continuation, nil)
-        }
-        continuation?.resume(throwing: CancellationError())
-        orphaned?.cancel()
+        guard case .cancelled(let continuation, let task) = machine.withLock({ $0.leave(key, waiter: waiter) }) else { return }
+        continuation.resume(throwing: CancellationError())
+        task?.cancel()
     }
 }
+
+// MARK: - The state machine
+
+/// The flights of an ``InflightRegistry`` as a state machine: for each key,
+/// at most one flight, which is being started (its first caller is making its
+/// task) or running, with the callers waiting for it.
+///
+/// Every transition returns what its caller must do once the lock is
+/// released (start a task, cancel one, resume waiters), so nothing runs under
+/// the lock, and the transitions are tested one by one without tasks or
+/// timing. `Waiter` is what a waiting caller is resumed through (a
+/// continuation) and `Handle` what cancels a flight (a task); tests use plain
+/// values.
+struct InflightStateMachine<Key: Hashable, Waiter, Handle> {
+    enum Flight {
+        /// The first caller is making the flight's task.
+        case starting(id: UInt64, waiters: [UInt64: Waiter])
+        /// The flight's task runs.
+        case running(id: UInt64, task: Handle, waiters: [UInt64: Waiter])
+
+        var id: UInt64 {
+            switch self {
+            case .starting(let id, _), .running(let id, _, _): id
+            }
+        }
+
+        var waiters: [UInt64: Waiter] {
+            switch self {
+            case .starting(_, let waiters), .running(_, _, let waiters): waiters
+            }
+        }
+    }
+
+    private(set) var flights: [Key: Flight] = [:]
+    private var lastFlight: UInt64 = 0
+
+    /// What a caller that joined does next.
+    enum JoinAction: Equatable {
+        /// No flight had the key: start one, with this id.
+        case start(flight: UInt64)
+        /// A flight had it: wait to be resumed.
+        case wait
+    }
+
+    /// Adds caller `waiter` to the flight of `key`, or makes one.
+    mutating func join(_ key: Key, waiter: UInt64, _ resume: Waiter) -> JoinAction {
+        switch flights[key] {
+        case .starting(let id, var waiters):
+            waiters[waiter] = resume
+            flights[key] = .starting(id: id, waiters: waiters)
+            return .wait
+        case .running(let id, let task, var waiters):
+            waiters[waiter] = resume
+            flights[key] = .running(id: id, task: task, waiters: waiters)
+            return .wait
+        case nil:
+            lastFlight += 1
+            flights[key] = .starting(id: lastFlight, waiters: [waiter: resume])
+            return .start(flight: lastFlight)
+        }
+    }
+
+    /// What the caller that made a flight's task does with it.
+    enum StartedAction {
+        /// Nothing: the flight runs, or has already ended.
+        case none
+        /// Every waiter left while the task was being made: cancel it.
+        case cancel(Handle)
+    }
+
+    /// The task of flight `id` is made.
+    mutating func started(_ key: Key, flight id: UInt64, task: Handle) -> StartedAction {
+        switch flights[key] {
+        case .starting(id, let waiters):
+            flights[key] = .running(id: id, task: task, waiters: waiters)
+            return .none
+        case .running(id, _, _):
+            return .none
+        default:
+            // The flight is gone. It ended (then the task is done) or every
+            // waiter left (then it must stop): cancelling does both right.
+            return .cancel(task)
+        }
+    }
+
+    /// Flight `id` has its result: its waiters, to resume with it. A flight
+    /// that every waiter left (and that another may have replaced since)
+    /// has none.
+    mutating func finished(_ key: Key, flight id: UInt64) -> [Waiter] {
+        guard let flight = flights[key], flight.id == id else { return [] }
+        flights[key] = nil
+        return Array(flight.waiters.values)
+    }
+
+    /// What a caller that stops waiting does.
+    enum LeaveAction {
+        /// Nothing: it had been resumed already.
+        case none
+        /// Resume it with a cancellation, and cancel the flight's task if it
+        /// was the last to wait for it.
+        case cancelled(Waiter, cancelling: Handle?)
+    }
+
+    /// Caller `waiter` stops waiting for the flight of `key`. The last to
+    /// leave ends the flight; its task is cancelled now if it runs, or when
+    /// it is made (``started(_:flight:task:)``).
+    mutating func leave(_ key: Key, waiter: UInt64) -> LeaveAction {
+        switch flights[key] {
+        case .starting(let id, var waiters):
+            guard let resume = waiters.removeValue(forKey: waiter) else { return .none }
+            flights[key] = waiters.isEmpty ? nil : .starting(id: id, waiters: waiters)
+            return .cancelled(resume, cancelling: nil)
+        case .running(let id, let task, var waiters):
+            guard let resume = waiters.removeValue(forKey: waiter) else { return .none }
+            guard waiters.isEmpty else {
+                flights[key] = .running(id: id, task: task, waiters: waiters)
+                return .cancelled(resume, cancelling: nil)
+            }
+            flights[key] = nil
+            return .cancelled(resume, cancelling: task)
+        case nil:
+            return .none
+        }
+    }
+
+    /// How many callers wait, over every flight.
+    var waiterCount: Int {
+        flights.values.reduce(0) { $0 + $1.waiters.count }
+    }
+}
+
+extension InflightStateMachine: Sendable where Key: Sendable, Waiter: Sendable, Handle: Sendable {}
+extension InflightStateMachine.Flight: Sendable where Key: Sendable, Waiter: Sendable, Handle: Sendable {}

@@ -18,12 +18,7 @@ final class DownloadFile: Sendable {
     let destination: URL
     let options: DownloadOptions
     private let handle: FileHandle
-    private let state = Locked(State())
-
-    private struct State {
-        var closed = false
-        var placed = false
-    }
+    private let state = Locked(DownloadFileStateMachine())
 
     /// Creates the temporary file in the destination's folder (creating the
     /// folder, 0700, when the options ask for it).
@@ -45,6 +40,7 @@ final class DownloadFile: Sendable {
     }
 
     func write(_ chunk: Data) throws(NetworkError) {
+        guard state.withLock({ $0.acceptsWrites }) else { throw .downloadFailed(.writeFailed(reason: Self.finished)) }
         do {
             try handle.write(contentsOf: chunk)
         } catch {
@@ -53,34 +49,44 @@ final class DownloadFile: Sendable {
     }
 
     func close() throws(NetworkError) {
-        let wasClosed = state.withLock { state in
-            defer { state.closed = true }
-            return state.closed
-        }
-        guard !wasClosed else { return }
-        do {
-            try handle.close()
-        } catch {
-            throw .downloadFailed(.writeFailed(reason: String(describing: error)))
-        }
+        guard state.withLock({ $0.close() }) else { return }
+        try closeHandle()
     }
 
     /// Removes the temporary file unless it was placed.
     func discard() {
-        try? close()
-        let placed = state.withLock { $0.placed }
-        if !placed { unlink(temporaryURL.path) }
+        guard case .remove(let closing) = state.withLock({ $0.discard() }) else { return }
+        if closing { try? closeHandle() }
+        unlink(temporaryURL.path)
     }
 
     /// Moves the file to its destination and returns where it went: replacing
     /// a file there only with ``DownloadOptions/removePreviousFile``, choosing
     /// a free name with ``DownloadOptions/uniqueFileName``, never replacing a
-    /// folder, never following a link at the destination.
+    /// folder, never following a link at the destination. Placing it again
+    /// returns the same place.
     func place() throws(NetworkError) -> URL {
-        try close()
-        let placedAt = try move()
-        state.withLock { $0.placed = true }
-        return placedAt
+        switch state.withLock({ $0.place() }) {
+        case .alreadyPlaced(let url):
+            return url
+        case .refuse:
+            throw .downloadFailed(.writeFailed(reason: Self.finished))
+        case .move(let closing):
+            if closing { try closeHandle() }
+            let placedAt = try move()
+            state.withLock { $0.moved(to: placedAt) }
+            return placedAt
+        }
+    }
+
+    private static let finished = "the download was discarded or placed already"
+
+    private func closeHandle() throws(NetworkError) {
+        do {
+            try handle.close()
+        } catch {
+            throw .downloadFailed(.writeFailed(reason: String(describing: error)))
+        }
     }
 
     private func move() throws(NetworkError) -> URL {
@@ -139,6 +145,81 @@ final class DownloadFile: Sendable {
 
     static func reason(_ code: Int32) -> String {
         String(cString: strerror(code))
+    }
+}
+
+// MARK: - The state machine
+
+/// The life of a download's temporary file: open while the body is written,
+/// closed once it is whole, then placed at its destination or discarded.
+/// Each transition says what to do with the handle and the file, so the
+/// handle is closed once, nothing is written after it, and a placed file is
+/// never removed.
+struct DownloadFileStateMachine: Equatable, Sendable {
+    enum Phase: Equatable, Sendable {
+        case open, closed, placed(URL), discarded
+    }
+
+    private(set) var phase = Phase.open
+
+    /// Whether a chunk may be written: only while the file is open.
+    var acceptsWrites: Bool { phase == .open }
+
+    /// Closes the file; `true` when its handle is to be closed now.
+    mutating func close() -> Bool {
+        guard phase == .open else { return false }
+        phase = .closed
+        return true
+    }
+
+    enum PlaceAction: Equatable {
+        /// Move the file to its destination, closing its handle first if
+        /// it was still open, then report ``moved(to:)``.
+        case move(closingHandle: Bool)
+        /// It was placed already, there.
+        case alreadyPlaced(URL)
+        /// It was discarded: there is nothing to place.
+        case refuse
+    }
+
+    mutating func place() -> PlaceAction {
+        switch phase {
+        case .open:
+            phase = .closed
+            return .move(closingHandle: true)
+        case .closed:
+            return .move(closingHandle: false)
+        case .placed(let url):
+            return .alreadyPlaced(url)
+        case .discarded:
+            return .refuse
+        }
+    }
+
+    /// The file is at `url`: from now on nothing removes it.
+    mutating func moved(to url: URL) {
+        if phase == .closed { phase = .placed(url) }
+    }
+
+    enum DiscardAction: Equatable {
+        /// It was placed or discarded already.
+        case none
+        /// Remove the temporary file, closing its handle first if it was
+        /// still open.
+        case remove(closingHandle: Bool)
+    }
+
+    mutating func discard() -> DiscardAction {
+        switch phase {
+        case .open:
+            phase = .discarded
+            return .remove(closingHandle: true)
+        case .closed:
+            phase = .discarded
+            return .remove(closingHandle: false)
+        case .placed, .discarded:
+            return .none
+        }
     }
 }
 

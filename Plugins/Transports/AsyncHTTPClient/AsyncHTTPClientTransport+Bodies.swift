@@ -151,26 +151,60 @@ private struct FileChunks: ChunkSource {
 /// The task that reads a streamed request body, started when AsyncHTTPClient
 /// asks for the body and cancelled when the request ends.
 final class BodyProducer: Sendable {
-    private let state = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+    private let state = Locked(BodyProducerStateMachine<Task<Void, Never>>())
 
     init() {}
 
     /// Starts `work`, or does nothing if the request has already ended.
     func start(_ work: sending @escaping () async -> Void) {
         let task = Task { await work() }
-        let cancelNow = state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelNow { task.cancel() }
+        if case .cancel(let task) = state.withLock({ $0.started(task) }) { task.cancel() }
     }
 
     /// Cancels the reading, now or as soon as it starts.
     func cancel() {
-        let task = state.withLock { state -> Task<Void, Never>? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
+        state.withLock { $0.cancel() }?.cancel()
     }
 }
+
+/// A streamed request body's reader: not started, reading, or cancelled
+/// (before or after it started). `Handle` cancels the reading (a task);
+/// tests use plain values.
+struct BodyProducerStateMachine<Handle> {
+    enum Phase {
+        case waiting
+        case reading(Handle)
+        case cancelled
+    }
+
+    private(set) var phase = Phase.waiting
+
+    enum StartedAction {
+        case none
+        /// The request ended before the reading started: cancel it.
+        case cancel(Handle)
+    }
+
+    /// The reading started as `handle`.
+    mutating func started(_ handle: Handle) -> StartedAction {
+        switch phase {
+        case .waiting:
+            phase = .reading(handle)
+            return .none
+        case .reading, .cancelled:
+            // Only one reading is ever started; a second is refused the
+            // same way as one that comes too late.
+            return .cancel(handle)
+        }
+    }
+
+    /// The request ended: the reading to cancel, if it started.
+    mutating func cancel() -> Handle? {
+        defer { phase = .cancelled }
+        if case .reading(let handle) = phase { return handle }
+        return nil
+    }
+}
+
+extension BodyProducerStateMachine: Sendable where Handle: Sendable {}
+extension BodyProducerStateMachine.Phase: Sendable where Handle: Sendable {}
