@@ -28,8 +28,9 @@ import FoundationNetworking
 /// ```swift
 /// Provider<API>(plugins: [LoggingPlugin(), .auth(store, refresh: renew), RetryPlugin(), CachePlugin(), GzipPlugin()])
 /// ```
-/// Logging first, so its `intercept` sees each call whole and each
-/// transmission (a token replay, a retry) as it goes out. Auth adds the token
+/// Logging first: it only observes, logging each transmission (a token
+/// replay, a retry) from `willSend` and each call whole from `didReceive`,
+/// so any place works, and first keeps its lines ahead of the others'. Auth adds the token
 /// in `prepare`, before any `intercept`, so a cache's key always sees whose
 /// request it is, whatever the order; before retry, a replay after a token
 /// refresh is retried like any request. Retry wraps the cache, so a hit never

@@ -50,7 +50,7 @@ public struct RequestContext: Sendable {
     /// The transmissions so far, the events and the handlers waiting for a
     /// streamed body's end, in one lock (one allocation per call).
     private let progress: Locked<(
-        attempts: Int, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void],
+        attempts: Int, sent: URLRequest?, events: [Event], streamEnd: [@Sendable (StreamSummary) -> Void],
         decoders: [any StreamedBodyDecoder], defaultHooks: [DefaultHook]
     )>
 
@@ -86,13 +86,28 @@ public struct RequestContext: Sendable {
         self.isDownload = isDownload
         self.isFileUpload = isFileUpload
         self.isStreamed = isStreamed
-        self.progress = Locked((attempts: 0, events: [], streamEnd: [], decoders: [], defaultHooks: []))
+        self.progress = Locked((attempts: 0, sent: nil, events: [], streamEnd: [], decoders: [], defaultHooks: []))
     }
 
     /// How many times the request has been handed to the transport (or the
     /// stub) so far: 1 during the first transmission's `willSend`, 2 during a
     /// replay's, and so on.
     public var attempt: Int { progress.current.attempts }
+
+    /// The request of the latest transmission, as every plugin's `willSend`
+    /// saw it: `nil` until the call is first handed to the transport (or the
+    /// stub), and so for a call answered from a cache or one that failed
+    /// before it was sent. A plugin that reports in `didReceive` names the
+    /// call with it; a redirect the transfer stage followed does not change
+    /// it (the response's `request` is the one that was redirected to).
+    ///
+    /// ```swift
+    /// func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+    ///     let url = context.sentRequest?.url ?? context.target.baseURL
+    ///     print("\(url): \(result.map(\.statusCode))")
+    /// }
+    /// ```
+    public var sentRequest: URLRequest? { progress.current.sent }
 
     /// What happened during the call so far, in order: redirects the
     /// transfer stage followed, retries, token refreshes, cache hits, and
@@ -187,9 +202,11 @@ public struct RequestContext: Sendable {
         progress.withLock { $0.defaultHooks.contains(DefaultHook(hook: hook.rawValue, type: type)) }
     }
 
-    func beginAttempt() -> Int {
+    /// Counts a transmission of `request` and keeps it as ``sentRequest``.
+    func beginAttempt(_ request: URLRequest) -> Int {
         progress.withLock { progress in
             progress.attempts += 1
+            progress.sent = request
             return progress.attempts
         }
     }

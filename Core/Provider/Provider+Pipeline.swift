@@ -168,7 +168,7 @@ extension Provider {
         hooks: [PluginChain.Resolution]
     ) async throws(NetworkError) -> Response {
         if Task.isCancelled { throw .cancelled }
-        _ = context.beginAttempt()
+        _ = context.beginAttempt(request)
         // A replay's body replaces the one before; that one is never read.
         inputs.handoff?.discard()
         for index in plugins.indices where hooks[index].calls(.willSend) {

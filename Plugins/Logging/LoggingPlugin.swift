@@ -23,11 +23,13 @@ import Logging
 /// // <-- GET https://api.example.com/users?api_key=<redacted> 200 (5120 bytes, 84 ms)
 /// ```
 ///
-/// Every transmission logs its request line (with the attempt number on a
-/// replay), and the response line names the attempt that answered. Put the
-/// plugin first (the recommended order of the shipped plugins is in the
-/// documentation of `Plugin`): the response line then times the whole call,
-/// and each replay or retry still logs its own request line. Byte counts are
+/// Every transmission logs its request line from `willSend` (with the
+/// attempt number on a replay or a retry). The call logs one response line
+/// from `didReceive`, after every plugin's `intercept`: it names the attempt
+/// that answered and times the whole call from its start, so the plugin's
+/// place among the others changes no line (first is the recommended order,
+/// in the documentation of `Plugin`). The plugin only observes: it has no
+/// `intercept`, so it adds no step around the transmission. Byte counts are
 /// of the body as received, never the `Content-Length` header; a body the
 /// transport left compressed is logged compressed.
 public struct LoggingPlugin: Plugin {
@@ -63,43 +65,43 @@ public struct LoggingPlugin: Plugin {
         }
     }
 
-    /// Times the call of `next` and logs the response line (status, bytes,
-    /// milliseconds) and its details, or the failure.
-    /// - Returns: The response from `next`, unchanged.
-    /// - Throws: The error from `next`, unchanged.
-    public func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        // Local to this call, so concurrent requests never share a start time.
-        let start = ContinuousClock.now
-        let logger = configuration.logger
-        do {
-            let response = try await next(request)
-            let milliseconds = Self.milliseconds(since: start)
-            let metadata = Self.metadata(context)
+    /// Logs the response line (status, bytes, milliseconds since the call
+    /// started) and, at the detail level, its header fields and body; or the
+    /// failure. Runs once per call, after every plugin's `intercept` has
+    /// returned, so the line covers the whole call (replays, retries, a
+    /// cache's answer) wherever the plugin sits among the others.
+    public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+        let milliseconds = Self.milliseconds(since: context.startedAt)
+        let metadata = Self.metadata(context)
+        let answered: Response?
+        switch result {
+        case .success(let response): answered = response
+        case .failure(let error): answered = error.response
+        }
+        let described = describe(context.sentRequest ?? answered?.request, target: context.target)
+        switch result {
+        case .success(let response):
             if context.isStreamed {
-                logStream(of: response, request: request, milliseconds: milliseconds, context: context, metadata: metadata)
-                return response
+                logStream(of: response, described: described, milliseconds: milliseconds, context: context, metadata: metadata)
+                return
             }
-            let described = describe(request)
             logLine(configuration.summaryLevel, summary(of: response, described: described, milliseconds: milliseconds)
                 + Self.attempt(context), metadata)
-            if logger.logLevel <= configuration.detailLevel {
+            if configuration.logger.logLevel <= configuration.detailLevel {
                 logLine(configuration.detailLevel, details(of: response, described: described), metadata)
             }
-            return response
-        } catch {
-            let milliseconds = Self.milliseconds(since: start)
-            let level = Self.isCancellation(error) ? configuration.summaryLevel : configuration.failureLevel
+        case .failure(let error):
+            let level = error.isCancelled ? configuration.summaryLevel : configuration.failureLevel
             let reason = redactor.text(String(describing: error))
-            logLine(level, "<-- \(describe(request))\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", Self.metadata(context))
-            throw error
+            logLine(level, "<-- \(described)\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", metadata)
         }
     }
 
     /// A streamed call: the head now (with its header fields at the detail
     /// level, never a body), and a summary line once the stream ends.
-    private func logStream(of response: Response, request: URLRequest, milliseconds: Int, context: RequestContext,
+    private func logStream(of response: Response, described: String, milliseconds: Int, context: RequestContext,
                            metadata: Logger.Metadata) {
-        let title = "<-- \(describe(request)) \(response.statusCode)"
+        let title = "<-- \(described) \(response.statusCode)"
         logLine(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + Self.attempt(context), metadata)
         if configuration.logger.logLevel <= configuration.detailLevel {
             logLine(configuration.detailLevel, block(title, headers: response.headerFields, body: "<body streamed to the caller>"),
@@ -147,6 +149,15 @@ public struct LoggingPlugin: Plugin {
 
     private func describe(_ request: URLRequest) -> String {
         "\(request.httpMethod ?? "GET") \(redactor.url(request.url))"
+    }
+
+    /// The request that was sent, or for a call that never was (it failed
+    /// before, or a cache answered), the one the response answers, or at
+    /// least the target's method and URL.
+    private func describe(_ request: URLRequest?, target: any TargetType) -> String {
+        if let request { return describe(request) }
+        let url = target.path.isEmpty ? target.baseURL : target.baseURL.appendingPathComponent(target.path)
+        return "\(target.method.rawValue) \(redactor.url(url))"
     }
 
     private func summary(of response: Response, described: String, milliseconds: Int) -> String {
@@ -222,9 +233,8 @@ public struct LoggingPlugin: Plugin {
         ["courier.request": "\(context.id)", "courier.attempt": "\(context.attempt)"]
     }
 
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = start.duration(to: .now).components
-        return Int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000)
+    private static func milliseconds(since start: Date) -> Int {
+        Int((max(0, Date().timeIntervalSince(start)) * 1000).rounded(.down))
     }
 
     /// The bytes actually received: the body, or the downloaded file's size.
@@ -234,7 +244,4 @@ public struct LoggingPlugin: Plugin {
         return size?.intValue ?? 0
     }
 
-    private static func isCancellation(_ error: any Error) -> Bool {
-        (error as? NetworkError)?.isCancelled ?? (error is CancellationError)
-    }
 }

@@ -45,28 +45,69 @@ struct LoggingPluginTests {
         }
     }
 
-    @Test func aReplayLogsItsAttemptNumber() async throws {
+    @Test func aReplayLogsItsAttemptNumberAndTheCallOneResponseLine() async throws {
         try await withServer { server in
             // Not /status/204: the loopback server sends a body with it, which
             // breaks the next request on the same connection.
             server.route("/empty") { _ in LoopbackResponse(status: 200) }
-            let capture = LogCapture()
-            let logging = LoggingPlugin(.init(logger: capture.logger(level: .info)))
-            let provider = Provider<TestTarget>(plugins: [ReplayOncePlugin(), logging])
-            _ = try await provider.request(TestTarget(server.baseURL, path: "/empty"))
             let url = server.url("/empty").absoluteString
-            try #require(capture.messages.count == 4, "\(capture.messages)")
-            #expect(capture.messages == [
-                "--> GET \(url)",
-                capture.messages[1],
-                "--> GET \(url) (attempt 2)",
-                capture.messages[3],
-            ])
-            #expect(capture.messages[1].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
-            #expect(!capture.messages[1].contains("attempt"))
-            #expect(capture.messages[3].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
-            #expect(capture.messages[3].hasSuffix(" ms) (attempt 2)"), "the response line says which transmission answered")
+            // Before and after the replaying plugin: the plugin only observes,
+            // so its place changes no line.
+            for logsFirst in [true, false] {
+                let capture = LogCapture()
+                let logging = LoggingPlugin(.init(logger: capture.logger(level: .info)))
+                let plugins: [any Plugin] = logsFirst ? [logging, ReplayOncePlugin()] : [ReplayOncePlugin(), logging]
+                _ = try await Provider<TestTarget>(plugins: plugins).request(TestTarget(server.baseURL, path: "/empty"))
+                try #require(capture.messages.count == 3, "\(capture.messages)")
+                #expect(capture.messages[0] == "--> GET \(url)")
+                #expect(capture.messages[1] == "--> GET \(url) (attempt 2)")
+                #expect(capture.messages[2].hasPrefix("<-- GET \(url) 200 (0 bytes, "))
+                #expect(capture.messages[2].hasSuffix(" ms) (attempt 2)"), "the response line says which transmission answered")
+            }
         }
+    }
+
+    /// Refuses every request in `prepare`: nothing is sent.
+    struct RefusingPlugin: Plugin {
+        struct Refusal: Error, CustomStringConvertible {
+            var description: String { "refused before sending" }
+        }
+
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+            throw Refusal()
+        }
+    }
+
+    /// Answers every request itself, as a cache hit does.
+    struct AnsweringPlugin: Plugin {
+        func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+            Response(statusCode: 200, data: Data("cached".utf8), request: request)
+        }
+    }
+
+    @Test func aCallThatFailsBeforeItIsSentStillLogsItsOutcome() async throws {
+        let capture = LogCapture()
+        let logging = LoggingPlugin(.init(logger: capture.logger(level: .info), redactedQueryParameters: ["token"]))
+        let provider = Provider<TestTarget>(plugins: [logging, RefusingPlugin()])
+        let base = try #require(URL(string: "https://api.example.com"))
+        await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(base, path: "/users")) }
+        // No request line: nothing went out. The response line names the
+        // target, as no request was sent.
+        try #require(capture.lines.count == 1, "\(capture.messages)")
+        #expect(capture.lines[0].level == .error)
+        #expect(capture.messages[0].hasPrefix("<-- GET https://api.example.com/users failed after "))
+        #expect(capture.messages[0].contains("refused before sending"))
+    }
+
+    @Test func aCallAnsweredWithoutBeingSentLogsTheRequestItAnswers() async throws {
+        let capture = LogCapture()
+        let logging = LoggingPlugin(.init(logger: capture.logger(level: .info), redactedQueryParameters: ["token"]))
+        let provider = Provider<TestTarget>(plugins: [logging, AnsweringPlugin()])
+        let base = try #require(URL(string: "https://api.example.com/v1?token=SECRET"))
+        let response = try await provider.request(TestTarget(base, path: ""))
+        #expect(String(decoding: response.data, as: UTF8.self) == "cached")
+        try #require(capture.messages.count == 1, "\(capture.messages)")
+        #expect(capture.messages[0].hasPrefix("<-- GET https://api.example.com/v1?token=<redacted> 200 (6 bytes, "))
     }
 
     @Test func secretsAreRedactedEverywhereTheCURLLineIncluded() async throws {

@@ -141,4 +141,56 @@ import Testing
         #expect(counts["willSend"] == 0)
         #expect(counts["process"] == 3)
     }
+
+    /// `sentRequest` is the request of the latest transmission: nil in
+    /// `prepare` and for a call that is never sent, the replay's request in
+    /// `didReceive` after a replay that changed it.
+    @Test func theContextKeepsTheRequestOfTheLatestTransmission() async throws {
+        final class Seen: Sendable {
+            let urls = Locked<[String]>([])
+            func add(_ hook: String, _ request: URLRequest?) {
+                urls.withLock { $0.append("\(hook) \(request?.url?.absoluteString ?? "nil")") }
+            }
+        }
+        struct Recorder: Plugin {
+            let seen: Seen
+            func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+                seen.add("prepare", context.sentRequest)
+                return request
+            }
+            func willSend(_ request: URLRequest, context: RequestContext) async {
+                seen.add("willSend", context.sentRequest)
+            }
+            func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+                seen.add("didReceive", context.sentRequest)
+            }
+        }
+        /// Sends the request, then again with `?again`.
+        struct ReplayChanged: Plugin {
+            func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+                _ = try await next(request)
+                var again = request
+                again.url = request.url.map { URL(string: $0.absoluteString + "?again") ?? $0 }
+                return try await next(again)
+            }
+        }
+        struct Answers: Plugin {
+            func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
+                Response(statusCode: 200, data: Data(), request: request)
+            }
+        }
+        let sent = Seen()
+        _ = try await Provider<TestTarget>(stubClosure: Provider.immediatelyStub, plugins: [Recorder(seen: sent), ReplayChanged()])
+            .request(target)
+        #expect(sent.urls.current == [
+            "prepare nil",
+            "willSend https://api.example.com/items",
+            "willSend https://api.example.com/items?again",
+            "didReceive https://api.example.com/items?again",
+        ])
+        let answered = Seen()
+        _ = try await Provider<TestTarget>(stubClosure: Provider.immediatelyStub, plugins: [Recorder(seen: answered), Answers()])
+            .request(target)
+        #expect(answered.urls.current == ["prepare nil", "didReceive nil"])
+    }
 }
