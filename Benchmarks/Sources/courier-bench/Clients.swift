@@ -26,12 +26,12 @@ struct BenchTarget: TargetType {
 /// A plugin that does nothing in any hook: the cost of the pipeline itself.
 struct NoopPlugin: Plugin {}
 
-/// A plugin whose `intercept` only calls `next`: what the pipeline charges a
-/// plugin for intercepting (the logging plugin does), before it does anything.
-struct InterceptingNoopPlugin: Plugin {
-    func intercept(_ request: URLRequest, context: RequestContext, next: PluginNext) async throws -> Response {
-        try await next(request)
-    }
+/// A plugin whose `willSend` and `didReceive` do nothing: what the pipeline
+/// charges a plugin for the two hooks the logging plugin writes, before it
+/// does anything.
+struct ObservingNoopPlugin: Plugin {
+    func willSend(_ request: URLRequest, context: RequestContext) async {}
+    func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {}
 }
 
 /// The four no-op plugins of the pipeline benchmarks.
@@ -96,11 +96,11 @@ enum Clients {
     /// ``courierWithoutPlugins(on:baseURL:)`` with the logging plugin, its
     /// logger at `level` and a handler that drops every line: what logging
     /// costs a request, the lines made but written nowhere.
-    /// With `level` nil, ``InterceptingNoopPlugin`` instead of the logging plugin.
+    /// With `level` nil, ``ObservingNoopPlugin`` instead of the logging plugin.
     static func courierLogging(on transport: any Transport, baseURL: URL, level: Logger.Level?) -> BenchOperation {
         var logger = Logger(label: "courier.bench") { _ in SoakBenchmark.NullLogHandler() }
         logger.logLevel = level ?? .critical
-        let plugin: any Plugin = level == nil ? InterceptingNoopPlugin() : LoggingPlugin(.init(logger: logger))
+        let plugin: any Plugin = level == nil ? ObservingNoopPlugin() : LoggingPlugin(.init(logger: logger))
         let provider = Provider<BenchTarget>(transport: transport, plugins: [plugin])
         let target = BenchTarget(baseURL: baseURL)
         let mapper = DecodableMapper<Payload>()

@@ -65,13 +65,13 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|provider|logging-info|logging-debug|intercept-noop|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
+// --profile NAME courier|provider|logging-info|logging-debug|observe-noop|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
 // only N requests (C at a time, 1 unless given) of one side of the HTTP pair
 // whose name contains NAME ("transport": its transport called directly,
 // without the provider and the transfer stage), for a profiler such as
 // `perf record -g`; with --nginx against the nginx of Benchmarks/nginx/run
 // instead of the in-process server.
-/// The logger's level of a `--profile` logging side; nil for "intercept-noop".
+/// The logger's level of a `--profile` logging side; nil for "observe-noop".
 func loggingLevel(_ side: String) -> Logger.Level? {
     switch side {
     case "logging-info": .info
@@ -133,11 +133,11 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     case "provider": ClientSet.onHTTPClient { Clients.courierWithoutPlugins(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL) }()
     // A provider with the logging plugin alone, at info or debug, lines
     // dropped: against "provider", what logging costs (Benchmarks/logging-cost).
-    // "intercept-noop": a plugin whose intercept only calls next instead.
+    // "observe-noop": a plugin whose willSend and didReceive do nothing instead.
     case "logging-info" where pair.name.contains("URLSession"), "logging-debug" where pair.name.contains("URLSession"),
-         "intercept-noop" where pair.name.contains("URLSession"):
+         "observe-noop" where pair.name.contains("URLSession"):
         ClientSet.onURLSessionTransport { Clients.courierLogging(on: $0, baseURL: baseURL, level: loggingLevel(arguments[index + 2])) }()
-    case "logging-info", "logging-debug", "intercept-noop": ClientSet.onHTTPClient {
+    case "logging-info", "logging-debug", "observe-noop": ClientSet.onHTTPClient {
         Clients.courierLogging(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL, level: loggingLevel(arguments[index + 2]))
     }()
     default: pair.courier()
