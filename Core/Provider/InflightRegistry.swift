@@ -164,9 +164,11 @@ struct InflightStateMachine<Key: Hashable, Waiter, Handle> {
 
     /// What the caller that made a flight's task does with it.
     enum StartedAction {
-        /// Nothing: the flight runs, or has already ended.
+        /// Nothing: the flight runs.
         case none
-        /// Every waiter left while the task was being made: cancel it.
+        /// The flight is gone: every waiter left while the task was being
+        /// made (it must stop), or it has ended already (cancelling a task
+        /// that is done does nothing). Cancel it.
         case cancel(Handle)
     }
 

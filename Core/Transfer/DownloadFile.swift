@@ -40,7 +40,7 @@ final class DownloadFile: Sendable {
     }
 
     func write(_ chunk: Data) throws(NetworkError) {
-        guard state.withLock({ $0.acceptsWrites }) else { throw .downloadFailed(.writeFailed(reason: Self.finished)) }
+        guard state.withLock({ $0.acceptsWrites }) else { throw .downloadFailed(.writeFailed(reason: "the file was closed before this chunk")) }
         do {
             try handle.write(contentsOf: chunk)
         } catch {
@@ -70,16 +70,19 @@ final class DownloadFile: Sendable {
         case .alreadyPlaced(let url):
             return url
         case .refuse:
-            throw .downloadFailed(.writeFailed(reason: Self.finished))
+            throw .downloadFailed(.writeFailed(reason: "the download was discarded, or is being placed"))
         case .move(let closing):
-            if closing { try closeHandle() }
-            let placedAt = try move()
-            state.withLock { $0.moved(to: placedAt) }
-            return placedAt
+            do throws(NetworkError) {
+                if closing { try closeHandle() }
+                let placedAt = try move()
+                state.withLock { $0.moved(to: placedAt) }
+                return placedAt
+            } catch {
+                if state.withLock({ $0.moveFailed() }) { unlink(temporaryURL.path) }
+                throw error
+            }
         }
     }
-
-    private static let finished = "the download was discarded or placed already"
 
     private func closeHandle() throws(NetworkError) {
         do {
@@ -151,13 +154,22 @@ final class DownloadFile: Sendable {
 // MARK: - The state machine
 
 /// The life of a download's temporary file: open while the body is written,
-/// closed once it is whole, then placed at its destination or discarded.
-/// Each transition says what to do with the handle and the file, so the
-/// handle is closed once, nothing is written after it, and a placed file is
-/// never removed.
+/// closed once it is whole, then moved to its destination (placing) and
+/// placed, or discarded. Each transition says what to do with the handle and
+/// the file, so the handle is closed once, the file is moved once, and a
+/// placed file is never removed.
+///
+/// The transfer stage writes, places and discards in that order; the states
+/// also settle calls that overlap. A write is checked, not held, under the
+/// lock: a write that overlaps closing may reach a file being closed, and
+/// fails there with the handle's error.
 struct DownloadFileStateMachine: Equatable, Sendable {
     enum Phase: Equatable, Sendable {
-        case open, closed, placed(URL), discarded
+        case open, closed
+        /// Being moved; `discardRequested` once a discard came meanwhile.
+        case placing(discardRequested: Bool)
+        case placed(URL)
+        case discarded
     }
 
     private(set) var phase = Phase.open
@@ -174,35 +186,46 @@ struct DownloadFileStateMachine: Equatable, Sendable {
 
     enum PlaceAction: Equatable {
         /// Move the file to its destination, closing its handle first if
-        /// it was still open, then report ``moved(to:)``.
+        /// it was still open, then report ``moved(to:)`` or ``moveFailed()``.
         case move(closingHandle: Bool)
         /// It was placed already, there.
         case alreadyPlaced(URL)
-        /// It was discarded: there is nothing to place.
+        /// It was discarded, or another call is placing it.
         case refuse
     }
 
     mutating func place() -> PlaceAction {
         switch phase {
         case .open:
-            phase = .closed
+            phase = .placing(discardRequested: false)
             return .move(closingHandle: true)
         case .closed:
+            phase = .placing(discardRequested: false)
             return .move(closingHandle: false)
         case .placed(let url):
             return .alreadyPlaced(url)
-        case .discarded:
+        case .placing, .discarded:
             return .refuse
         }
     }
 
-    /// The file is at `url`: from now on nothing removes it.
+    /// The file is at `url`: from now on nothing removes it, whatever
+    /// discard came meanwhile.
     mutating func moved(to url: URL) {
-        if phase == .closed { phase = .placed(url) }
+        if case .placing = phase { phase = .placed(url) }
+    }
+
+    /// The move failed and the file is still where it was written; `true`
+    /// when a discard came meanwhile, so it is to be removed now.
+    mutating func moveFailed() -> Bool {
+        guard case .placing(let discardRequested) = phase else { return false }
+        phase = discardRequested ? .discarded : .closed
+        return discardRequested
     }
 
     enum DiscardAction: Equatable {
-        /// It was placed or discarded already.
+        /// It was placed or discarded already, or is being placed (the move
+        /// removes it if it fails).
         case none
         /// Remove the temporary file, closing its handle first if it was
         /// still open.
@@ -217,6 +240,9 @@ struct DownloadFileStateMachine: Equatable, Sendable {
         case .closed:
             phase = .discarded
             return .remove(closingHandle: false)
+        case .placing:
+            phase = .placing(discardRequested: true)
+            return .none
         case .placed, .discarded:
             return .none
         }

@@ -38,12 +38,36 @@ import Testing
     @Test func aMoveThatFailsLeavesTheFileToBeDiscarded() {
         var machine = Machine()
         _ = machine.place()
-        // The move threw: `moved(to:)` never came.
+        let removeNow = machine.moveFailed()
+        #expect(!removeNow, "no discard came during the move")
+        #expect(machine.phase == .closed)
         let discarding = machine.discard()
         #expect(discarding == .remove(closingHandle: false))
         #expect(machine.phase == .discarded)
         let discardingAgain = machine.discard()
         #expect(discardingAgain == .none, "removed once")
+    }
+
+    @Test func aFileIsMovedOnceWhateverCallsOverlapTheMove() {
+        var machine = Machine()
+        _ = machine.place()
+        let placingMeanwhile = machine.place()
+        #expect(placingMeanwhile == .refuse, "a second move would place a second copy")
+        let discardingMeanwhile = machine.discard()
+        #expect(discardingMeanwhile == .none, "the file is the mover's until the move ends")
+        machine.moved(to: destination)
+        #expect(machine.phase == .placed(destination), "a placed file stays, whatever discard came meanwhile")
+    }
+
+    @Test func aDiscardDuringAMoveThatFailsRemovesTheFileThen() {
+        var machine = Machine()
+        _ = machine.place()
+        _ = machine.discard()
+        let removeNow = machine.moveFailed()
+        #expect(removeNow)
+        #expect(machine.phase == .discarded)
+        let discardingAgain = machine.discard()
+        #expect(discardingAgain == .none)
     }
 
     @Test func discardingAnOpenFileClosesAndRemovesIt() {
@@ -62,5 +86,7 @@ import Testing
         _ = machine.discard()
         machine.moved(to: destination)
         #expect(machine.phase == .discarded)
+        let removeNow = machine.moveFailed()
+        #expect(!removeNow, "removed by the discard already")
     }
 }
