@@ -50,8 +50,7 @@ import FoundationNetworking
 ///     }
 ///
 ///     func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
-///         let milliseconds = Int(Date().timeIntervalSince(context.startedAt) * 1000)
-///         print("\(context.target.path) took \(milliseconds) ms")
+///         print("\(context.target.path) took \(context.elapsed)")
 ///     }
 /// }
 ///

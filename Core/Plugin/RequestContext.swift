@@ -18,8 +18,11 @@ public struct RequestContext: Sendable {
     public let options: RequestOptions
     /// How the provider answers: from the network or from a stub.
     public let stubBehavior: StubBehavior
-    /// When the call started.
+    /// When the call started, by the wall clock. For how long it has run,
+    /// read ``elapsed``: the wall clock may be set forward or back meanwhile.
     public let startedAt: Date
+    /// When the call started, on a clock that never jumps.
+    private let startInstant = ContinuousClock.now
 
     /// Whether the request downloads to a file.
     public let isDownload: Bool
@@ -88,6 +91,16 @@ public struct RequestContext: Sendable {
         self.isStreamed = isStreamed
         self.progress = Locked((attempts: 0, sent: nil, events: [], streamEnd: [], decoders: [], defaultHooks: []))
     }
+
+    /// How long the call has run so far, on a monotonic clock: in
+    /// `didReceive`, the whole call's duration.
+    ///
+    /// ```swift
+    /// func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+    ///     print("\(context.target.path) took \(context.elapsed)")
+    /// }
+    /// ```
+    public var elapsed: Duration { startInstant.duration(to: .now) }
 
     /// How many times the request has been handed to the transport (or the
     /// stub) so far: 1 during the first transmission's `willSend`, 2 during a

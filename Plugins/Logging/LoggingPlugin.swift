@@ -26,7 +26,8 @@ import Logging
 /// Every transmission logs its request line from `willSend` (with the
 /// attempt number on a replay or a retry). The call logs one response line
 /// from `didReceive`, after every plugin's `intercept`: it names the attempt
-/// that answered and times the whole call from its start, so the plugin's
+/// that answered and times the whole call from its start (on a monotonic
+/// clock, ``RequestContext/elapsed``), so the plugin's
 /// place among the others changes no line (first is the recommended order,
 /// in the documentation of `Plugin`). The plugin only observes: it has no
 /// `intercept`, so it adds no step around the transmission. Byte counts are
@@ -71,7 +72,7 @@ public struct LoggingPlugin: Plugin {
     /// returned, so the line covers the whole call (replays, retries, a
     /// cache's answer) wherever the plugin sits among the others.
     public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
-        let milliseconds = Self.milliseconds(since: context.startedAt)
+        let milliseconds = Self.milliseconds(context.elapsed)
         let metadata = Self.metadata(context)
         let answered: Response?
         switch result {
@@ -141,8 +142,8 @@ public struct LoggingPlugin: Plugin {
         configuration.logger.log(level: level, Logger.Message(stringLiteral: message()), metadata: metadata)
     }
 
-    /// ` (attempt n)` on a replay: after `next` returns, the transmission
-    /// that answered.
+    /// ` (attempt n)` on a replay: in `willSend`, the transmission going
+    /// out; in `didReceive`, the one that answered.
     private static func attempt(_ context: RequestContext) -> String {
         context.attempt > 1 ? " (attempt \(context.attempt))" : ""
     }
@@ -233,8 +234,9 @@ public struct LoggingPlugin: Plugin {
         ["courier.request": "\(context.id)", "courier.attempt": "\(context.attempt)"]
     }
 
-    private static func milliseconds(since start: Date) -> Int {
-        Int((max(0, Date().timeIntervalSince(start)) * 1000).rounded(.down))
+    private static func milliseconds(_ elapsed: Duration) -> Int {
+        let components = elapsed.components
+        return Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// The bytes actually received: the body, or the downloaded file's size.

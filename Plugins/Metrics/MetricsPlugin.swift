@@ -107,9 +107,11 @@ public struct MetricsPlugin: Plugin {
             Recorder(label: "\(prefix).stream.bytes", dimensions: common, factory: factory).record(stream.bytes)
         }
         Counter(label: "\(prefix).requests", dimensions: outcome, factory: factory).increment()
-        let nanoseconds = max(0, Date().timeIntervalSince(context.startedAt)) * 1_000_000_000
+        // On a monotonic clock: the wall clock may be set during the call.
+        let elapsed = context.elapsed.components
+        let nanoseconds = elapsed.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         Timer(label: "\(prefix).request.duration", dimensions: outcome, factory: factory)
-            .recordNanoseconds(Int64(min(nanoseconds, Double(Int64.max))))
+            .recordNanoseconds(nanoseconds.overflow ? Int64.max : nanoseconds.partialValue + elapsed.attoseconds / 1_000_000_000)
 
         for event in context.events {
             switch event.name {

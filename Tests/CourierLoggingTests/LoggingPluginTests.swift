@@ -89,13 +89,13 @@ struct LoggingPluginTests {
         let capture = LogCapture()
         let logging = LoggingPlugin(.init(logger: capture.logger(level: .info), redactedQueryParameters: ["token"]))
         let provider = Provider<TestTarget>(plugins: [logging, RefusingPlugin()])
-        let base = try #require(URL(string: "https://api.example.com"))
-        await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(base, path: "/users")) }
+        let base = try #require(URL(string: "https://api.example.com/v1?token=SECRET"))
+        await #expect(throws: NetworkError.self) { try await provider.request(TestTarget(base, path: "")) }
         // No request line: nothing went out. The response line names the
-        // target, as no request was sent.
+        // target, as no request was sent, its secrets hidden.
         try #require(capture.lines.count == 1, "\(capture.messages)")
         #expect(capture.lines[0].level == .error)
-        #expect(capture.messages[0].hasPrefix("<-- GET https://api.example.com/users failed after "))
+        #expect(capture.messages[0].hasPrefix("<-- GET https://api.example.com/v1?token=<redacted> failed after "))
         #expect(capture.messages[0].contains("refused before sending"))
     }
 
