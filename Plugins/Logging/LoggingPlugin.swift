@@ -27,7 +27,7 @@ import Logging
 /// attempt number on a replay or a retry). The call logs one response line
 /// from `didReceive`, after every plugin's `intercept`: it names the attempt
 /// that answered and times the whole call from its start (on a monotonic
-/// clock, ``RequestContext/elapsed``), so the plugin's
+/// clock, `RequestContext.elapsed`), so the plugin's
 /// place among the others changes no line (first is the recommended order,
 /// in the documentation of `Plugin`). The plugin only observes: it has no
 /// `intercept`, so it adds no step around the transmission. Byte counts are
