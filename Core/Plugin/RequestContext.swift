@@ -105,7 +105,7 @@ public struct RequestContext: Sendable {
     /// How many times the request has been handed to the transport (or the
     /// stub) so far: 1 during the first transmission's `willSend`, 2 during a
     /// replay's, and so on.
-    public var attempt: Int { progress.current.attempts }
+    public var attempt: Int { progress.withLock { $0.attempts } }
 
     /// The request of the latest transmission, as every plugin's `willSend`
     /// saw it: `nil` until the call is first handed to the transport (or the
@@ -120,13 +120,13 @@ public struct RequestContext: Sendable {
     ///     print("\(url): \(result.map(\.statusCode))")
     /// }
     /// ```
-    public var sentRequest: URLRequest? { progress.current.sent }
+    public var sentRequest: URLRequest? { progress.withLock { $0.sent } }
 
     /// What happened during the call so far, in order: redirects the
     /// transfer stage followed, retries, token refreshes, cache hits, and
     /// whatever other plugins recorded. Observing plugins (tracing, metrics)
     /// read it in `didReceive`, after every `intercept` has returned.
-    public var events: [Event] { progress.current.events }
+    public var events: [Event] { progress.withLock { $0.events } }
 
     /// Records an event of the call, for plugins that observe it.
     ///
@@ -178,7 +178,7 @@ public struct RequestContext: Sendable {
     }
 
     /// The decoders registered with ``decodeStream(with:)``, in order.
-    var streamDecoders: [any StreamedBodyDecoder] { progress.current.decoders }
+    var streamDecoders: [any StreamedBodyDecoder] { progress.withLock { $0.decoders } }
 
     /// Tells the handlers of ``onStreamEnd(_:)`` how the body ended.
     func streamEnded(_ summary: StreamSummary) {
