@@ -54,6 +54,8 @@ public struct LoggingPlugin: Plugin {
     /// its headers, body and cURL command.
     public func willSend(_ request: URLRequest, context: RequestContext) async {
         let logger = configuration.logger
+        // Nothing is built for a line the logger would drop.
+        guard logger.logLevel <= configuration.summaryLevel || logger.logLevel <= configuration.detailLevel else { return }
         let metadata = Self.metadata(context)
         let attempt = Self.attempt(context)
         // The request line once, for the summary and the details.
@@ -72,6 +74,15 @@ public struct LoggingPlugin: Plugin {
     /// returned, so the line covers the whole call (replays, retries, a
     /// cache's answer) wherever the plugin sits among the others.
     public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
+        // Nothing is built for a line the logger would drop: the least
+        // severe level this call could log at must pass.
+        let level = configuration.logger.logLevel
+        switch result {
+        case .success:
+            guard level <= configuration.summaryLevel || level <= configuration.detailLevel else { return }
+        case .failure:
+            guard level <= configuration.summaryLevel || level <= configuration.failureLevel else { return }
+        }
         let milliseconds = Self.milliseconds(context.elapsed)
         let metadata = Self.metadata(context)
         let answered: Response?
@@ -230,8 +241,10 @@ public struct LoggingPlugin: Plugin {
 
     // MARK: - Measuring
 
+    /// The call's number and the attempt's, as values a handler turns into
+    /// text only if it writes the line.
     private static func metadata(_ context: RequestContext) -> Logger.Metadata {
-        ["courier.request": "\(context.id)", "courier.attempt": "\(context.attempt)"]
+        ["courier.request": .stringConvertible(context.id), "courier.attempt": .stringConvertible(context.attempt)]
     }
 
     private static func milliseconds(_ elapsed: Duration) -> Int {

@@ -31,7 +31,10 @@ struct LoggingPluginTests {
             #expect(summary.hasPrefix("<-- GET \(url) 200 (\(response.data.count) bytes, "))
             #expect(summary.hasSuffix(" ms)"))
             #expect(capture.lines.allSatisfy { $0.level == .info })
-            #expect(capture.lines.first?.metadata["courier.request"] != nil)
+            // Both lines name the call and the attempt, as text a handler writes.
+            let requests = capture.lines.map { $0.metadata["courier.request"].map { "\($0)" } }
+            #expect(requests.count == 2 && requests[0] != nil && requests[0] == requests[1])
+            #expect(capture.lines.map { $0.metadata["courier.attempt"].map { "\($0)" } } == ["1", "1"])
         }
     }
 
