@@ -8,35 +8,9 @@ import Foundation
 /// It ends once: finished, failed, or stopped by its reader (an iterator
 /// dropped, a task cancelled), which closes the connection at once.
 final class StreamedBody: Sendable {
-    private enum Source: Sendable {
-        case whole(Data)
-        case stream(ResponseBodyStream)
-    }
+    private typealias Machine = StreamedBodyStateMachine<ResponseBodyStream>
 
-    /// Where the body is in its life. Each read moves it on once.
-    private enum Phase {
-        /// Nobody has started reading.
-        case unread(Source)
-        /// An iterator is reading the transport's stream.
-        case reading(ResponseBodyStream)
-        /// It ended; later reads get nothing.
-        case ended
-    }
-
-    private struct State {
-        var phase: Phase
-        var received: Int64 = 0
-        var elements = 0
-        /// Whether the plugins have been told how it ended.
-        var finished = false
-        /// The plugins' decoders (``RequestContext/decodeStream(with:)``),
-        /// taken at the first read; `nil` before it.
-        var decoders: [any StreamedBodyDecoder]?
-        /// Whether the decoders have been told the body ended.
-        var decodersFinished = false
-    }
-
-    private let state: Locked<State>
+    private let state: Locked<Machine>
     private let control: TransferControl?
     private let watch: (watchdog: Watchdog, id: Int)?
     private let limit: ResponseTooLarge?
@@ -49,8 +23,8 @@ final class StreamedBody: Sendable {
     init(stream body: ResponseBody, control: TransferControl, watch: (watchdog: Watchdog, id: Int), limit: ResponseTooLarge?, announced: Int64?,
          context: RequestContext?) {
         switch body.storage {
-        case .whole(let data): state = Locked(State(phase: .unread(.whole(data))))
-        case .stream(let stream): state = Locked(State(phase: .unread(.stream(stream))))
+        case .whole(let data): state = Locked(Machine(.whole(data)))
+        case .stream(let stream): state = Locked(Machine(.stream(stream)))
         }
         self.control = control
         self.watch = watch
@@ -58,14 +32,14 @@ final class StreamedBody: Sendable {
         self.announced = announced
         self.context = context
         control.onAbort { [state] in
-            if case .unread(.stream(let stream)) = state.current.phase { stream.stop() }
+            state.withLock { $0.unreadStream }?.stop()
         }
         if case .stream(let stream) = body.storage { stream.reportArrivals(to: control) }
     }
 
     /// A body that is already whole: a stub's sample, a cached response.
     init(whole data: Data, context: RequestContext?) {
-        state = Locked(State(phase: .unread(.whole(data))))
+        state = Locked(Machine(.whole(data)))
         control = nil
         watch = nil
         limit = nil
@@ -110,12 +84,7 @@ final class StreamedBody: Sendable {
 
     /// `chunk` through every decoder, in order.
     private func decode(_ chunk: Data) throws(NetworkError) -> Data {
-        let decoders: [any StreamedBodyDecoder] = state.withLock { state in
-            if let decoders = state.decoders { return decoders }
-            let decoders = context?.streamDecoders ?? []
-            state.decoders = decoders
-            return decoders
-        }
+        let decoders = state.withLock { $0.decoders(registered) }
         var bytes = chunk
         for decoder in decoders {
             bytes = try decoder.decode(bytes)
@@ -126,12 +95,7 @@ final class StreamedBody: Sendable {
     /// What the decoders held back, once the body has ended as it should
     /// (not after it was stopped or failed, and only once).
     private func finishDecoding() throws(NetworkError) -> Data {
-        let decoders: [any StreamedBodyDecoder] = state.withLock { state in
-            guard !state.finished, !state.decodersFinished else { return [] }
-            state.decodersFinished = true
-            if state.decoders == nil { state.decoders = context?.streamDecoders ?? [] }
-            return state.decoders ?? []
-        }
+        let decoders = state.withLock { $0.takeTail(registered) }
         var tail = Data()
         for decoder in decoders {
             tail = try decoder.decode(tail)
@@ -140,27 +104,19 @@ final class StreamedBody: Sendable {
         return tail
     }
 
+    /// The decoders the call's plugins registered.
+    private func registered() -> [any StreamedBodyDecoder] {
+        context?.streamDecoders ?? []
+    }
+
     /// The next chunk as the transport delivered it, or `nil` at the end.
     private nonisolated(nonsending) func nextArrived() async throws(NetworkError) -> Data? {
-        let taken: Data?? = state.withLock { state in
-            switch state.phase {
-            case .unread(.whole(let data)):
-                state.phase = .ended
-                state.received = Int64(data.count)
-                return .some(data.isEmpty ? nil : data)
-            case .unread(.stream(let stream)):
-                state.phase = .reading(stream)
-                return nil
-            case .reading:
-                return nil
-            case .ended:
-                return .some(nil)
-            }
+        let stream: ResponseBodyStream
+        switch state.withLock({ $0.read() }) {
+        case .deliver(let data): return data
+        case .end: return nil
+        case .read(let reading): stream = reading
         }
-        if let taken {
-            return taken
-        }
-        guard case .reading(let stream) = state.current.phase else { return nil }
         let result: Result<Data?, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {
                 guard let control else { return .success(try await stream.next()) }
@@ -174,10 +130,7 @@ final class StreamedBody: Sendable {
         }
         switch result {
         case .success(let chunk?):
-            let received = state.withLock { state in
-                state.received += Int64(chunk.count)
-                return state.received
-            }
+            let received = state.withLock { $0.arrived(chunk.count) }
             if let limit, received > limit.bytes {
                 control?.abort(.tooLarge(limit))
                 stream.stop()
@@ -186,7 +139,7 @@ final class StreamedBody: Sendable {
             }
             return chunk
         case .success(nil):
-            let received = state.current.received
+            let received = state.withLock { $0.streamEnded() }
             if let announced, received < announced {
                 let failure = NetworkError.connectionLost(IncompleteBody(expected: announced, received: received))
                 finish(.failed(failure))
@@ -195,7 +148,7 @@ final class StreamedBody: Sendable {
             return nil
         case .failure(let error):
             let failure = control?.failure(for: error) ?? error
-            let received = state.current.received
+            let received = state.withLock { $0.received }
             let reported: NetworkError
             switch failure {
             case .timedOut, .cancelled, .responseTooLarge:
@@ -221,12 +174,7 @@ final class StreamedBody: Sendable {
     /// the stream ends as cancelled, or as failed with `failure` when a view
     /// refused what it read (nothing happens when it already ended).
     func stop(failing failure: NetworkError? = nil) {
-        let stream: ResponseBodyStream? = state.withLock { state in
-            switch state.phase {
-            case .unread(.stream(let stream)), .reading(let stream): return stream
-            case .unread(.whole), .ended: return nil
-            }
-        }
+        let stream = state.withLock { $0.openStream }
         control?.abort(.cancelled)
         stream?.stop()
         finish(failure.map { .failed($0) } ?? .cancelled)
@@ -234,18 +182,13 @@ final class StreamedBody: Sendable {
 
     /// Counts one line, event or value a view parsed, for the summary.
     func countElement() {
-        state.withLock { $0.elements += 1 }
+        state.withLock { $0.countElement() }
     }
 
     /// Ends the body once: the watch ends and the plugins hear how.
     private func finish(_ outcome: StreamSummary.Outcome) {
-        let summary: StreamSummary? = state.withLock { state in
-            guard !state.finished else { return nil }
-            state.finished = true
-            state.phase = .ended
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- startedAt) / 1e9
-            return StreamSummary(bytes: state.received, elements: state.elements, duration: elapsed, outcome: outcome)
-        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- startedAt) / 1e9
+        let summary = state.withLock { $0.finish(outcome, elapsed: elapsed) }
         guard let summary else { return }
         if let watch { watch.watchdog.unwatch(watch.id) }
         context?.streamEnded(summary)
