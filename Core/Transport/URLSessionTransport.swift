@@ -30,6 +30,14 @@ public final class URLSessionTransport: Transport {
 
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// Where this transport's tasks are cancelled, one at a time.
+    /// `URLSessionTask.cancel()` waits for the session's work queue; called
+    /// where a transfer was aborted (every provider's watchdog has a queue of
+    /// its own), each waiting call held a thread of Dispatch's pool, and a
+    /// burst of time-outs while the work queue was busy took all 255 of them:
+    /// the work queue then had no thread to run on, and the process stopped
+    /// (seen once in a full test run). Here at most one thread waits.
+    private let cancellations = DispatchQueue(label: "Courier.URLSessionTransport.cancellations")
     /// Which HTTPS servers this transport trusts.
     public let serverTrust: ServerTrust
 
@@ -186,15 +194,13 @@ public final class URLSessionTransport: Transport {
         do {
             let received = try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation)
-                request.control.onAbort { [queue = session.delegateQueue] in
-                    // A limit passed in a delegate method: `cancel()` waits
-                    // for the session's work queue, which may be waiting for
-                    // this queue (see `BoundedOperationQueue`).
-                    if OperationQueue.current === queue {
-                        DispatchQueue.global().async { task.cancel() }
-                    } else {
-                        task.cancel()
-                    }
+                request.control.onAbort { [cancellations] in
+                    // Never where the abort happens: `cancel()` waits for the
+                    // session's work queue, which may be waiting for the
+                    // delegate queue (a limit passed in a delegate method,
+                    // see `BoundedOperationQueue`), and every thread that
+                    // waits for it is one Dispatch's pool lacks.
+                    cancellations.async { task.cancel() }
                 }
                 task.resume()
             }
