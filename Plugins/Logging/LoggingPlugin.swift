@@ -56,8 +56,9 @@ public struct LoggingPlugin: Plugin {
         let logger = configuration.logger
         // Nothing is built for a line the logger would drop.
         guard logger.logLevel <= configuration.summaryLevel || logger.logLevel <= configuration.detailLevel else { return }
-        let metadata = Self.metadata(context)
-        let attempt = Self.attempt(context)
+        let attemptNumber = context.attempt
+        let metadata = Self.metadata(context, attempt: attemptNumber)
+        let attempt = Self.attempt(attemptNumber)
         // The request line once, for the summary and the details.
         let described = describe(request)
         logLine(configuration.summaryLevel, "--> \(described)\(attempt)", metadata)
@@ -84,7 +85,9 @@ public struct LoggingPlugin: Plugin {
             guard level <= configuration.summaryLevel || level <= configuration.failureLevel else { return }
         }
         let milliseconds = Self.milliseconds(context.elapsed)
-        let metadata = Self.metadata(context)
+        let attemptNumber = context.attempt
+        let metadata = Self.metadata(context, attempt: attemptNumber)
+        let attempt = Self.attempt(attemptNumber)
         let answered: Response?
         switch result {
         case .success(let response): answered = response
@@ -94,27 +97,28 @@ public struct LoggingPlugin: Plugin {
         switch result {
         case .success(let response):
             if context.isStreamed {
-                logStream(of: response, described: described, milliseconds: milliseconds, context: context, metadata: metadata)
+                logStream(of: response, described: described, milliseconds: milliseconds, attempt: attempt, context: context,
+                          metadata: metadata)
                 return
             }
             logLine(configuration.summaryLevel, summary(of: response, described: described, milliseconds: milliseconds)
-                + Self.attempt(context), metadata)
+                + attempt, metadata)
             if configuration.logger.logLevel <= configuration.detailLevel {
                 logLine(configuration.detailLevel, details(of: response, described: described), metadata)
             }
         case .failure(let error):
             let level = error.isCancelled ? configuration.summaryLevel : configuration.failureLevel
             let reason = redactor.text(String(describing: error))
-            logLine(level, "<-- \(described)\(Self.attempt(context)) failed after \(milliseconds) ms: \(reason)", metadata)
+            logLine(level, "<-- \(described)\(attempt) failed after \(milliseconds) ms: \(reason)", metadata)
         }
     }
 
     /// A streamed call: the head now (with its header fields at the detail
     /// level, never a body), and a summary line once the stream ends.
-    private func logStream(of response: Response, described: String, milliseconds: Int, context: RequestContext,
-                           metadata: Logger.Metadata) {
+    private func logStream(of response: Response, described: String, milliseconds: Int, attempt: String,
+                           context: RequestContext, metadata: Logger.Metadata) {
         let title = "<-- \(described) \(response.statusCode)"
-        logLine(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + Self.attempt(context), metadata)
+        logLine(configuration.summaryLevel, "\(title) (head after \(milliseconds) ms, body streamed)" + attempt, metadata)
         if configuration.logger.logLevel <= configuration.detailLevel {
             logLine(configuration.detailLevel, block(title, headers: response.headerFields, body: "<body streamed to the caller>"),
                     metadata)
@@ -155,8 +159,8 @@ public struct LoggingPlugin: Plugin {
 
     /// ` (attempt n)` on a replay: in `willSend`, the transmission going
     /// out; in `didReceive`, the one that answered.
-    private static func attempt(_ context: RequestContext) -> String {
-        context.attempt > 1 ? " (attempt \(context.attempt))" : ""
+    private static func attempt(_ number: Int) -> String {
+        number > 1 ? " (attempt \(number))" : ""
     }
 
     private func describe(_ request: URLRequest) -> String {
@@ -243,8 +247,8 @@ public struct LoggingPlugin: Plugin {
 
     /// The call's number and the attempt's, as values a handler turns into
     /// text only if it writes the line.
-    private static func metadata(_ context: RequestContext) -> Logger.Metadata {
-        ["courier.request": .stringConvertible(context.id), "courier.attempt": .stringConvertible(context.attempt)]
+    private static func metadata(_ context: RequestContext, attempt: Int) -> Logger.Metadata {
+        ["courier.request": .stringConvertible(context.id), "courier.attempt": .stringConvertible(attempt)]
     }
 
     private static func milliseconds(_ elapsed: Duration) -> Int {
