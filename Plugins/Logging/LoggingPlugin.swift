@@ -55,7 +55,7 @@ public struct LoggingPlugin: Plugin {
     public func willSend(_ request: URLRequest, context: RequestContext) async {
         let logger = configuration.logger
         // Nothing is built for a line the logger would drop.
-        guard logger.logLevel <= configuration.summaryLevel || logger.logLevel <= configuration.detailLevel else { return }
+        guard logger.logLevel <= max(configuration.summaryLevel, configuration.detailLevel) else { return }
         let attemptNumber = context.attempt
         let metadata = Self.metadata(context, attempt: attemptNumber)
         let attempt = Self.attempt(attemptNumber)
@@ -75,15 +75,11 @@ public struct LoggingPlugin: Plugin {
     /// returned, so the line covers the whole call (replays, retries, a
     /// cache's answer) wherever the plugin sits among the others.
     public func didReceive(_ result: Result<Response, NetworkError>, context: RequestContext) async {
-        // Nothing is built for a line the logger would drop: the least
+        // Nothing is built for a line the logger would drop: the most
         // severe level this call could log at must pass.
-        let level = configuration.logger.logLevel
-        switch result {
-        case .success:
-            guard level <= configuration.summaryLevel || level <= configuration.detailLevel else { return }
-        case .failure:
-            guard level <= configuration.summaryLevel || level <= configuration.failureLevel else { return }
-        }
+        let other: Logger.Level
+        if case .success = result { other = configuration.detailLevel } else { other = configuration.failureLevel }
+        guard configuration.logger.logLevel <= max(configuration.summaryLevel, other) else { return }
         let milliseconds = Self.milliseconds(context.elapsed)
         let attemptNumber = context.attempt
         let metadata = Self.metadata(context, attempt: attemptNumber)
