@@ -50,6 +50,10 @@ public final class URLSessionTransport: Transport {
     /// to pause a transfer, and on Linux `suspend()` in the middle of a body
     /// drops the connection and, on `resume()`, sends the request again and
     /// delivers the body from its start after the bytes already delivered.
+    /// Holding libcurl's thread until the reader catches up is no way either:
+    /// FoundationNetworking runs every session's transfers on one queue for
+    /// the whole process, so one slow reader would stall every `URLSession`
+    /// call the process makes, a session of its own or not.
     /// So bytes that arrive faster than they are read wait in memory, up to
     /// this bound; past it the transfer stops at once (not when the reader
     /// next reads) and the call fails with
