@@ -7,6 +7,11 @@ import Foundation
 /// Runs the fleet: the database, the token server, the workers, and the count.
 enum Coordinator {
     static func run(_ arguments: FleetArguments) async throws {
+        // One key for the run, which the workers inherit: the tokens and
+        // cache rows they share are sealed in the tables.
+        if ProcessInfo.processInfo.environment[FleetSecret.variable] == nil {
+            setenv(FleetSecret.variable, FleetKey.generate(), 1)
+        }
         var temporary: TemporaryPostgres?
         let database: String
         if let given = arguments.database {
@@ -64,15 +69,31 @@ extension Coordinator {
 /// and an empty cache.
 enum FleetSeed {
     static func credential(database: String, expired: Bool) async throws {
-        let storage = try PostgresStorage(connectionString: database, maximumConnections: 1)
+        let storage = try FleetSecret.storage(database, maximumConnections: 1)
         let pool = Task { await storage.run() }
         defer { pool.cancel() }
-        let store = PostgresCredentialStore(storage: storage)
+        let store = PostgresCredentialStore(storage: storage, name: "fleet-example")
         try await store.persist(Credential(
             accessToken: RotatingTokenServer.initialAccessToken, refreshToken: RotatingTokenServer.initialRefreshToken,
             expiresAt: Date(timeIntervalSinceNow: expired ? -60 : 3_600), issuedAt: Date(timeIntervalSinceNow: -3_660)
         ))
         // Every run starts from an empty cache, so runs on one database compare.
         PostgresResponseCache(storage: storage, configuration: .init(timeout: .seconds(10))).removeAll()
+    }
+}
+
+/// The fleet's key (``FleetKey``), which every process of one run shares
+/// through the environment, as a deployment would give it from its secret
+/// store.
+enum FleetSecret {
+    static let variable = "COURIER_FLEET_KEY"
+
+    /// The storage on `database`, sealing with the key the environment holds.
+    static func storage(_ database: String, maximumConnections: Int) throws -> PostgresStorage {
+        var configuration = try PostgresStorage.Configuration(connectionString: database, maximumConnections: maximumConnections)
+        if let key = ProcessInfo.processInfo.environment[variable] {
+            configuration.fleetKey = try FleetKey(base64: key)
+        }
+        return PostgresStorage(configuration: configuration)
     }
 }

@@ -17,12 +17,13 @@ enum Worker {
         guard let database = arguments.database else {
             throw FleetFailure("a worker needs --database")
         }
-        let storage = try PostgresStorage(connectionString: database, maximumConnections: 4)
+        let storage = try FleetSecret.storage(database, maximumConnections: 4)
         let pool = Task { await storage.run() }
         defer { pool.cancel() }
 
         try await storage.prepare()
-        let store = PostgresCredentialStore(storage: storage, configuration: .init(refreshTimeout: arguments.refreshTimeout))
+        let store = PostgresCredentialStore(storage: storage, name: "fleet-example",
+                                            configuration: .init(refreshTimeout: arguments.refreshTimeout))
         try await store.reload()
         let cache = PostgresResponseCache(storage: storage, configuration: .init(timeout: .seconds(1)))
         let tokens = Provider<FleetAPI>()

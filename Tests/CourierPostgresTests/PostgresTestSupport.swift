@@ -28,9 +28,11 @@ func withTemporaryPostgres<Result: Sendable>(_ body: (TemporaryPostgres) async t
 /// A ``PostgresStorage`` on `server`, running for the duration of `body`:
 /// each one is its own connection pool, as another process would have.
 func withStorage<Result: Sendable>(
-    _ server: TemporaryPostgres, _ body: (PostgresStorage) async throws -> Result
+    _ server: TemporaryPostgres, fleetKey: FleetKey? = nil, _ body: (PostgresStorage) async throws -> Result
 ) async throws -> Result {
-    let storage = try PostgresStorage(connectionString: server.connectionString, maximumConnections: 4)
+    var configuration = try PostgresStorage.Configuration(connectionString: server.connectionString, maximumConnections: 4)
+    configuration.fleetKey = fleetKey
+    let storage = PostgresStorage(configuration: configuration)
     let pool = Task { await storage.run() }
     defer { pool.cancel() }
     return try await body(storage)
@@ -38,10 +40,10 @@ func withStorage<Result: Sendable>(
 
 /// Two storages on `server`, as two processes would have them.
 func withTwoStorages<Result: Sendable>(
-    _ server: TemporaryPostgres, _ body: (PostgresStorage, PostgresStorage) async throws -> Result
+    _ server: TemporaryPostgres, fleetKey: FleetKey? = nil, _ body: (PostgresStorage, PostgresStorage) async throws -> Result
 ) async throws -> Result {
-    try await withStorage(server) { first in
-        try await withStorage(server) { second in try await body(first, second) }
+    try await withStorage(server, fleetKey: fleetKey) { first in
+        try await withStorage(server, fleetKey: fleetKey) { second in try await body(first, second) }
     }
 }
 

@@ -17,7 +17,7 @@ private struct IdentityProvider: Sendable {
 private func runningAFleet(identityProvider: IdentityProvider, logger: Logger) async throws {
     let storage = try PostgresStorage(
         connectionString: "postgres://api@db.internal/api?sslmode=verify-full&sslrootcert=/etc/api/db-ca.pem")
-    let credentials = PostgresCredentialStore(storage: storage)
+    let credentials = PostgresCredentialStore(storage: storage, name: "orders-api")
     let cache = PostgresResponseCache(storage: storage)
 
     let provider = Provider<API>(plugins: [
@@ -30,4 +30,16 @@ private func runningAFleet(identityProvider: IdentityProvider, logger: Logger) a
     let group = ServiceGroup(services: [storage, credentials], logger: logger)
     try await group.run()
     _ = provider
+}
+
+private struct Secrets: Sendable {
+    let courierFleetKey = FleetKey.generate()
+}
+
+/// Compiled, never called: "A fleet key".
+private func aFleetKey(databaseURL: String, secrets: Secrets) throws -> PostgresStorage {
+    var configuration = try PostgresStorage.Configuration(connectionString: databaseURL)
+    configuration.fleetKey = try FleetKey(base64: secrets.courierFleetKey)
+    let storage = PostgresStorage(configuration: configuration)
+    return storage
 }

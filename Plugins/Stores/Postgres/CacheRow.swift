@@ -18,19 +18,22 @@ struct CacheRow: Sendable {
     var vary: Data
     var size: Int
 
-    /// The SHA-256 of a key: the row's primary key, so no key is stored.
-    static func digest(of key: String) -> Data {
-        Data(SHA256.hash(data: Data(key.utf8)))
+    /// The row's primary key, so no key is stored: the SHA-256 of the key,
+    /// or with a fleet key its keyed hash (HMAC-SHA256), which nobody without
+    /// the fleet key can test a guessed URL or user against.
+    static func digest(of key: String, fleetKey: FleetKey?) -> Data {
+        fleetKey?.digest(ofCacheKey: key) ?? Data(SHA256.hash(data: Data(key.utf8)))
     }
 
     /// The row for `entry` under `key`; `nil` when its fields cannot be
-    /// encoded.
-    init?(_ entry: CachedResponse, key: String) {
+    /// encoded. With a fleet key the body is sealed, with every other column
+    /// a hit reads bound to it.
+    init?(_ entry: CachedResponse, key: String, fleetKey: FleetKey?) {
         guard let headers = try? JSONEncoder().encode(entry.headers),
               let vary = try? JSONEncoder().encode(entry.varyValues),
               entry.body.count <= Int(Int32.max), (0...Int(Int32.max)).contains(entry.statusCode)
         else { return nil }
-        self.digest = Self.digest(of: key)
+        self.digest = Self.digest(of: key, fleetKey: fleetKey)
         self.status = entry.statusCode
         self.headers = headers
         self.body = entry.body
@@ -41,6 +44,10 @@ struct CacheRow: Sendable {
         self.expiresAt = entry.expiresAt?.timeIntervalSince1970
         self.vary = vary
         self.size = entry.cost
+        if let fleetKey {
+            guard let sealed = fleetKey.sealed(entry.body, context: sealContext) else { return nil }
+            self.body = sealed
+        }
     }
 
     private init(digest: Data, status: Int, headers: Data, body: Data, bodyLength: Int, url: String?,
@@ -59,8 +66,15 @@ struct CacheRow: Sendable {
 
     /// The entry this row holds for `key`, or `nil` when the row is bad: a
     /// body shorter or longer than recorded, header fields or `Vary` values
-    /// that do not decode, a status or a date that is not one.
-    func entry(key: String) -> CachedResponse? {
+    /// that do not decode, a status or a date that is not one; with a fleet
+    /// key, a body that does not open with the other columns as they are
+    /// (a row written without the key or under another, or changed).
+    func entry(key: String, fleetKey: FleetKey?) -> CachedResponse? {
+        var body = self.body
+        if let fleetKey {
+            guard let opened = fleetKey.opened(body, context: sealContext) else { return nil }
+            body = opened
+        }
         guard body.count == bodyLength, (100...999).contains(status), storedAt.isFinite,
               expiresAt?.isFinite ?? true,
               let headers = Self.fields(headers), let vary = Self.fields(vary)
@@ -70,6 +84,21 @@ struct CacheRow: Sendable {
             storedAt: Date(timeIntervalSince1970: storedAt), expiresAt: expiresAt.map { Date(timeIntervalSince1970: $0) },
             varyValues: vary
         )
+    }
+
+    /// Every column a hit reads but the body, bound to the sealed body.
+    private var sealContext: Data {
+        var context = SealContext("courier_cache")
+        context.append(digest)
+        context.append(String(status))
+        context.append(headers)
+        context.append(String(bodyLength))
+        context.append(url ?? "")
+        context.append(url == nil ? "no url" : "url")
+        context.append(storedAt)
+        context.append(expiresAt)
+        context.append(vary)
+        return context.bytes
     }
 
     /// Header fields or `Vary` values from their JSON, `nil` when it does not

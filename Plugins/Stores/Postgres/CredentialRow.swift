@@ -9,55 +9,131 @@ enum CredentialRow {
     /// ends: the fleet's refresh lock. Only a role that may update the table
     /// can take it, so no stranger can hold it (an advisory lock needs no
     /// privilege); the wait is bounded by the transaction's `lock_timeout`.
-    static func read(name: String, locking: Bool = false, on connection: PostgresConnection, logger: Logger) async throws -> Credential? {
+    /// With a fleet key, a row whose tokens do not open under it is read as
+    /// no credential.
+    static func read(name: String, key: FleetKey?, locking: Bool = false, on connection: PostgresConnection,
+                     logger: Logger) async throws -> Credential? {
+        try await readStored(name: name, key: key, locking: locking, on: connection, logger: logger)?.credential
+    }
+
+    /// The row's credential (`nil` when a token does not open) and the
+    /// access token's column as stored.
+    private static func readStored(name: String, key: FleetKey?, locking: Bool = false, on connection: PostgresConnection,
+                                   logger: Logger) async throws -> (credential: Credential?, storedAccess: String)? {
         let select = "SELECT access_token, refresh_token, expires_at, issued_at FROM courier_credentials WHERE name = $1"
         var bindings = PostgresBindings()
         bindings.append(name)
         let rows = try await connection.query(PostgresQuery(unsafeSQL: locking ? select + " FOR UPDATE" : select, binds: bindings),
                                               logger: logger)
-        var credential: Credential?
+        var found: (credential: Credential?, storedAccess: String)?
         for try await (access, refresh, expires, issued) in rows.decode((String, String?, Double?, Double?).self) {
-            credential = Credential(
-                accessToken: access, refreshToken: refresh,
-                expiresAt: expires.flatMap(date), issuedAt: issued.flatMap(date)
-            )
+            var credential: Credential?
+            if let tokens = opened(access: access, refresh: refresh, name: name, key: key) {
+                credential = Credential(accessToken: tokens.access, refreshToken: tokens.refresh,
+                                        expiresAt: expires.flatMap(date), issuedAt: issued.flatMap(date))
+            }
+            found = (credential, access)
         }
-        return credential
+        return found
     }
+
+    // MARK: - Sealing
+
+    /// The tokens as the columns hold them: sealed under `key`, each bound
+    /// to the row's name and its column, or as they are without a key.
+    private static func stored(_ credential: Credential, name: String, key: FleetKey?) -> (access: String, refresh: String?)? {
+        guard let key else { return (credential.accessToken, credential.refreshToken) }
+        guard let access = key.sealedText(credential.accessToken, context: context(name, "access_token")) else { return nil }
+        guard let refresh = credential.refreshToken else { return (access, nil) }
+        guard let sealed = key.sealedText(refresh, context: context(name, "refresh_token")) else { return nil }
+        return (access, sealed)
+    }
+
+    /// The tokens the columns hold, or `nil` when one does not open.
+    private static func opened(access: String, refresh: String?, name: String, key: FleetKey?) -> (access: String, refresh: String?)? {
+        guard let key else { return (access, refresh) }
+        guard let access = key.openedText(access, context: context(name, "access_token")) else { return nil }
+        guard let refresh else { return (access, nil) }
+        guard let opened = key.openedText(refresh, context: context(name, "refresh_token")) else { return nil }
+        return (access, opened)
+    }
+
+    private static func context(_ name: String, _ column: String) -> Data {
+        var context = SealContext("courier_credentials")
+        context.append(name)
+        context.append(column)
+        return context.bytes
+    }
+
+    /// A credential the fleet key could not seal (AES-GCM failed).
+    struct SealingFailed: Error, CustomStringConvertible {
+        var description: String { "the credential could not be sealed under the fleet key" }
+    }
+
+    // MARK: - Writing
 
     /// Replaces the credential only while the row holds `holding` (with no
     /// row when `holding` is `nil`, which inserts); deletes it when
     /// `credential` is `nil`. One statement, so nothing lands between the
     /// check and the change. Returns whether the row changed.
-    static func replace(holding: String?, with credential: Credential?, name: String,
+    ///
+    /// With a fleet key the stored tokens are sealed anew on every write, so
+    /// the row is read first and the statement's condition is the sealed
+    /// access token as read: still one conditional statement, which no
+    /// other write can slip under. A row that does not open counts as no
+    /// row, and is replaced.
+    static func replace(holding: String?, with credential: Credential?, name: String, key: FleetKey?,
                         on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        guard let key else {
+            return try await replace(condition: holding.map(Condition.holds) ?? .absent, with: credential, name: name, key: nil,
+                                     on: connection, logger: logger)
+        }
+        let current = try await readStored(name: name, key: key, on: connection, logger: logger)
+        guard current?.credential?.accessToken == holding else { return false }
+        return try await replace(condition: current.map { .holds($0.storedAccess) } ?? .absent, with: credential, name: name,
+                                 key: key, on: connection, logger: logger)
+    }
+
+    /// What the row must hold for a replacement: no row, or this access
+    /// token's column as stored.
+    private enum Condition {
+        case absent
+        case holds(String)
+    }
+
+    private static func replace(condition: Condition, with credential: Credential?, name: String, key: FleetKey?,
+                                on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let expires = credential?.expiresAt?.timeIntervalSince1970
         let issued = credential?.issuedAt?.timeIntervalSince1970
+        let tokens = try credential.map { credential in
+            guard let tokens = stored(credential, name: name, key: key) else { throw SealingFailed() }
+            return tokens
+        }
         let rows: PostgresRowSequence
-        switch (holding, credential) {
-        case (let holding?, let credential?):
+        switch (condition, tokens) {
+        case (.holds(let holding), let tokens?):
             rows = try await connection.query(
                 """
-                UPDATE courier_credentials SET access_token = \(credential.accessToken),
-                    refresh_token = \(credential.refreshToken), expires_at = \(expires), issued_at = \(issued), updated_at = now()
+                UPDATE courier_credentials SET access_token = \(tokens.access),
+                    refresh_token = \(tokens.refresh), expires_at = \(expires), issued_at = \(issued), updated_at = now()
                 WHERE name = \(name) AND access_token = \(holding) RETURNING 1
                 """,
                 logger: logger
             )
-        case (nil, let credential?):
+        case (.absent, let tokens?):
             rows = try await connection.query(
                 """
                 INSERT INTO courier_credentials (name, access_token, refresh_token, expires_at, issued_at, updated_at)
-                VALUES (\(name), \(credential.accessToken), \(credential.refreshToken), \(expires), \(issued), now())
+                VALUES (\(name), \(tokens.access), \(tokens.refresh), \(expires), \(issued), now())
                 ON CONFLICT (name) DO NOTHING RETURNING 1
                 """,
                 logger: logger
             )
-        case (let holding?, nil):
+        case (.holds(let holding), nil):
             rows = try await connection.query(
                 "DELETE FROM courier_credentials WHERE name = \(name) AND access_token = \(holding) RETURNING 1", logger: logger
             )
-        case (nil, nil):
+        case (.absent, nil):
             return false
         }
         var changed = false
@@ -65,13 +141,15 @@ enum CredentialRow {
         return changed
     }
 
-    static func write(_ credential: Credential, name: String, on connection: PostgresConnection, logger: Logger) async throws {
+    static func write(_ credential: Credential, name: String, key: FleetKey?, on connection: PostgresConnection,
+                      logger: Logger) async throws {
         let expires = credential.expiresAt?.timeIntervalSince1970
         let issued = credential.issuedAt?.timeIntervalSince1970
+        guard let tokens = stored(credential, name: name, key: key) else { throw SealingFailed() }
         try await connection.query(
             """
             INSERT INTO courier_credentials (name, access_token, refresh_token, expires_at, issued_at, updated_at)
-            VALUES (\(name), \(credential.accessToken), \(credential.refreshToken), \(expires), \(issued), now())
+            VALUES (\(name), \(tokens.access), \(tokens.refresh), \(expires), \(issued), now())
             ON CONFLICT (name) DO UPDATE SET access_token = EXCLUDED.access_token,
                 refresh_token = EXCLUDED.refresh_token, expires_at = EXCLUDED.expires_at,
                 issued_at = EXCLUDED.issued_at, updated_at = now()

@@ -1,11 +1,8 @@
 import Foundation
 
 extension PostgresCredentialStore {
-    /// Which credential a store holds, and its timings.
+    /// A store's timings and failure handler.
     public struct Configuration: Sendable {
-        /// The row's name: stores with the same name share one credential
-        /// (and one refresh lock). Defaults to `"default"`.
-        public var name: String
         /// How long a refresh may hold the fleet's lock, and how long a
         /// process waits for it, in seconds. Give it the value of the
         /// `AuthPlugin`'s own `refreshTimeout`. Defaults to 60.
@@ -20,18 +17,15 @@ extension PostgresCredentialStore {
 
         /// Creates a configuration.
         /// - Parameters:
-        ///   - name: The row's name.
         ///   - refreshTimeout: The longest refresh, and the longest wait for
         ///     another process's, in seconds.
         ///   - pollInterval: How often the row is reloaded.
         ///   - onWriteFailure: Called when a background write failed.
         public init(
-            name: String = "default",
             refreshTimeout: TimeInterval = 60,
             pollInterval: Duration = .seconds(1),
             onWriteFailure: (@Sendable (any Error) -> Void)? = nil
         ) {
-            self.name = name
             self.refreshTimeout = refreshTimeout.isFinite && refreshTimeout > 0 ? refreshTimeout : 60
             self.pollInterval = pollInterval > .zero ? pollInterval : .seconds(1)
             self.onWriteFailure = onWriteFailure

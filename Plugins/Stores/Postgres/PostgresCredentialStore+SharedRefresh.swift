@@ -35,7 +35,6 @@ extension PostgresCredentialStore {
     private func refreshOnce(replacing stale: Credential, _ refresh: @escaping AuthPlugin.Refresh) async throws -> Credential {
         try await storage.prepareSchema()
         await waitForPendingWrites()
-        let name = configuration.name
         let seconds = configuration.refreshTimeout
         do {
             return try await lockedRefresh(replacing: stale, refresh, name: name, seconds: seconds)
@@ -64,7 +63,8 @@ extension PostgresCredentialStore {
                 // The lock is held while the identity provider answers, at
                 // most `seconds`; a holder idle for longer is frozen or gone.
                 try await SessionLimits.apply(lockTimeout: seconds, idleTimeout: seconds + 1, on: connection, logger: logger)
-                guard let current = try await CredentialRow.read(name: name, locking: true, on: connection, logger: logger) else {
+                guard let current = try await CredentialRow.read(name: name, key: storage.fleetKey, locking: true, on: connection,
+                                                                 logger: logger) else {
                     throw AuthPlugin.RefreshRefused(reason: "the credential was signed out by another process")
                 }
                 if current.accessToken != stale.accessToken && !current.isExpired() {
@@ -77,7 +77,7 @@ extension PostgresCredentialStore {
                 }
                 answered.withLockedValue { $0 = (current.accessToken, renewed) }
                 // The row is locked, so it still holds `current`.
-                _ = try await CredentialRow.replace(holding: current.accessToken, with: renewed, name: name,
+                _ = try await CredentialRow.replace(holding: current.accessToken, with: renewed, name: name, key: storage.fleetKey,
                                                     on: connection, logger: logger)
                 return renewed
             } }

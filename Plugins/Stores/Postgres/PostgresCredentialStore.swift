@@ -17,7 +17,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let storage = try PostgresStorage(connectionString: databaseURL)
-/// let store = PostgresCredentialStore(storage: storage)
+/// let store = PostgresCredentialStore(storage: storage, name: "orders-api")
 /// let auth = AuthPlugin(store: store, refresh: store.sharedRefresh { credential in
 ///     try await tokenClient.refresh(credential)  // called by one process of the fleet
 /// })
@@ -56,16 +56,24 @@ import ServiceLifecycle
 /// ``signOut()`` write and wait, and throw.
 ///
 /// ## What is stored
-/// The row holds the access token, the refresh token, the expiry and issue
-/// dates, in clear, in the `courier_credentials` table: PostgreSQL is the
-/// secret's keeper. Grant that table to the fleet's database role only,
-/// connect with TLS (`sslmode=require`) to a database off the public network,
-/// and keep its disks and backups encrypted as for any other secret.
-/// Sign-out (``clear()`` or ``signOut()``) deletes the row for every process.
+/// The row, named by the store's ``name``, holds the access token, the
+/// refresh token, the expiry and issue dates in the `courier_credentials`
+/// table. With a ``FleetKey`` (``PostgresStorage/Configuration-swift.struct/fleetKey``)
+/// the tokens are sealed with AES-GCM, each bound to the row's name and
+/// column; a row that does not open under the key is read as no credential.
+/// Without one they are in clear, and PostgreSQL is the secret's keeper.
+/// Either way, grant the table to the fleet's database role only, connect
+/// with TLS (`sslmode=require`) to a database off the public network, and
+/// keep its disks and backups encrypted as for any other secret. Sign-out
+/// (``clear()`` or ``signOut()``) deletes the row for every process.
 public final class PostgresCredentialStore: CredentialStoring, Service {
     /// The database the row lives in.
     public let storage: PostgresStorage
-    /// The name, timings and failure handler of this store.
+    /// The row's name: stores with the same name share one credential (and
+    /// one refresh lock), so each app or environment that shares a database
+    /// names its own, such as `"orders-api"` or `"orders-api staging"`.
+    public let name: String
+    /// The timings and failure handler of this store.
     public let configuration: Configuration
 
     private struct Mirror {
@@ -81,9 +89,12 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
     /// Creates a store; call ``reload()`` or ``run()`` before reading it.
     /// - Parameters:
     ///   - storage: The database.
-    ///   - configuration: The credential's name and the timings.
-    public init(storage: PostgresStorage, configuration: Configuration = Configuration()) {
+    ///   - name: The row's name, which every process of one fleet gives and
+    ///     no other app on the database does; see ``name``.
+    ///   - configuration: The timings and the failure handler.
+    public init(storage: PostgresStorage, name: String, configuration: Configuration = Configuration()) {
         self.storage = storage
+        self.name = name
         self.configuration = configuration
         let onFailure = configuration.onWriteFailure
         self.writes = WriteQueue(limit: .max) { error in onFailure?(error) }
@@ -130,7 +141,7 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
         guard replaced else { return false }
         writes.enqueue { [self] in
             _ = try await rowTransaction { [self] connection in
-                try await CredentialRow.replace(holding: accessToken, with: credential, name: configuration.name,
+                try await CredentialRow.replace(holding: accessToken, with: credential, name: name, key: storage.fleetKey,
                                                 on: connection, logger: storage.logger)
             }
         }
@@ -166,7 +177,7 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
         guard writes.pending == 0 else { return }
         try await storage.prepareSchema()
         let row = try await storage.client.withConnection { connection in
-            try await CredentialRow.read(name: configuration.name, on: connection, logger: storage.logger)
+            try await CredentialRow.read(name: name, key: storage.fleetKey, on: connection, logger: storage.logger)
         }
         mirror.withLockedValue { mirror in
             if mirror.generation == generation && writes.pending == 0 { mirror.credential = row }
@@ -207,13 +218,13 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
     private func write(_ credential: Credential) async throws {
         try await storage.prepareSchema()
         try await storage.client.withConnection { connection in
-            try await CredentialRow.write(credential, name: configuration.name, on: connection, logger: storage.logger)
+            try await CredentialRow.write(credential, name: name, key: storage.fleetKey, on: connection, logger: storage.logger)
         }
     }
 
     private func delete() async throws {
         try await rowTransaction { [self] connection in
-            try await CredentialRow.delete(name: configuration.name, on: connection, logger: storage.logger)
+            try await CredentialRow.delete(name: name, on: connection, logger: storage.logger)
         }
     }
 
@@ -241,9 +252,9 @@ public final class PostgresCredentialStore: CredentialStoring, Service {
             do {
                 try await storage.prepareSchema()
                 let row: Credential?? = try await storage.client.withConnection { connection in
-                    let landed = try await CredentialRow.replace(holding: replacing, with: renewed, name: configuration.name,
+                    let landed = try await CredentialRow.replace(holding: replacing, with: renewed, name: name, key: storage.fleetKey,
                                                                  on: connection, logger: storage.logger)
-                    return landed ? .none : .some(try await CredentialRow.read(name: configuration.name, on: connection,
+                    return landed ? .none : .some(try await CredentialRow.read(name: name, key: storage.fleetKey, on: connection,
                                                                                 logger: storage.logger))
                 }
                 // Not landed: what the row holds wins over the renewed copy.

@@ -7,14 +7,17 @@ import PostgresNIO
 /// A `ResponseCaching` store in PostgreSQL, shared by every process of a
 /// fleet: a response one process stored is a hit in all of them.
 ///
-/// Entries are keyed by the SHA-256 of the key that `CacheKey` makes
+/// Entries are keyed by a hash of the key that `CacheKey` makes
 /// (method, URL, body hash, the hash of the `Authorization` header and the
 /// `Vary` values): entries of different credentials never share a row, and
 /// neither the key, the query nor a token is stored in clear (the URL is kept
-/// without its query). Unlike `DiskResponseCache`, whose hashes are keyed
-/// with a secret of its own, these are plain SHA-256: whoever can read the
-/// table can test a guessed password or token against them, so grant it to
-/// the fleet's role only. A row holds the
+/// without its query). Without a ``FleetKey`` these are plain SHA-256:
+/// whoever can read the table can test a guessed password or token against
+/// them, and whoever can write it can plant an answer, so grant it to the
+/// fleet's role only. With one, rows are named by an HMAC-SHA256 under the
+/// key, and each body is sealed (AES-GCM) with every other column a hit
+/// reads bound to it: a row changed in the table is a miss, never served.
+/// A row holds the
 /// status, the header fields and the body, the expiry, and when it was last
 /// used: past ``Configuration-swift.struct/sizeLimit`` the least recently
 /// used rows go. The table is unlogged: fast, and emptied by a database
@@ -67,14 +70,14 @@ public final class PostgresResponseCache: ResponseCaching {
     /// The entry for `key`, or `nil` when there is none, it has expired, its
     /// row is bad, or the database did not answer within the time-out.
     public func entry(forKey key: String) -> CachedResponse? {
-        let digest = CacheRow.digest(of: key)
+        let digest = CacheRow.digest(of: key, fleetKey: storage.fleetKey)
         let now = configuration.clock().timeIntervalSince1970
         let row = attempt { [storage] in
             try await storage.prepareSchema()
             return try await CacheRow.read(digest: digest, now: now, client: storage.client, logger: storage.logger)
         }
         guard let row = row ?? nil else { return nil }
-        guard let entry = row.entry(key: key) else {
+        guard let entry = row.entry(key: key, fleetKey: storage.fleetKey) else {
             enqueueWrite { [storage] in try await CacheRow.delete(digest: digest, client: storage.client, logger: storage.logger) }
             return nil
         }
@@ -88,7 +91,7 @@ public final class PostgresResponseCache: ResponseCaching {
         if entry.expiresAt == nil, let lifetime = configuration.defaultLifetime {
             entry.expiresAt = entry.storedAt.addingTimeInterval(lifetime)
         }
-        guard entry.cost <= configuration.sizeLimit, let row = CacheRow(entry, key: key) else { return }
+        guard entry.cost <= configuration.sizeLimit, let row = CacheRow(entry, key: key, fleetKey: storage.fleetKey) else { return }
         let now = configuration.clock().timeIntervalSince1970
         let limit = configuration.sizeLimit
         enqueueWrite { [storage] in
@@ -99,7 +102,7 @@ public final class PostgresResponseCache: ResponseCaching {
 
     /// Deletes the entry for `key`, waiting at most the time-out.
     public func removeEntry(forKey key: String) {
-        let digest = CacheRow.digest(of: key)
+        let digest = CacheRow.digest(of: key, fleetKey: storage.fleetKey)
         _ = attempt { [storage] in
             try await storage.prepareSchema()
             try await CacheRow.delete(digest: digest, client: storage.client, logger: storage.logger)

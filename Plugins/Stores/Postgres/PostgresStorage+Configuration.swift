@@ -13,6 +13,10 @@ extension PostgresStorage {
         /// table another role creates in a schema searched earlier (such as
         /// one named after the fleet's role) can stand in for Courier's.
         public var schema: String = "public"
+        /// The secret that seals tokens and cache rows, the same in every
+        /// process of the fleet; `nil` (the default) keeps them in clear. See
+        /// ``FleetKey``.
+        public var fleetKey: FleetKey?
 
         /// Wraps a postgres-nio configuration.
         /// - Parameters:

@@ -18,7 +18,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let storage = try PostgresStorage(connectionString: "postgres://courier:secret@db.internal/courier")
-/// let credentials = PostgresCredentialStore(storage: storage)
+/// let credentials = PostgresCredentialStore(storage: storage, name: "orders-api")
 /// let cache = PostgresResponseCache(storage: storage)
 /// let group = ServiceGroup(services: [storage, credentials], logger: logger)
 /// try await group.run()
@@ -41,6 +41,8 @@ public final class PostgresStorage: Service, Sendable {
     /// The connection pool. Run it through ``run()``, not on its own.
     public let client: PostgresClient
     let logger: Logger
+    /// The secret that seals tokens and cache rows, if the fleet has one.
+    let fleetKey: FleetKey?
     private let schema = NIOLockedValueBox(SchemaState.unknown)
 
     /// Creates the storage from a configuration.
@@ -55,6 +57,7 @@ public final class PostgresStorage: Service, Sendable {
         client.options.additionalStartupParameters.append(("search_path", schema))
         self.client = PostgresClient(configuration: client, backgroundLogger: logger)
         self.logger = logger
+        self.fleetKey = configuration.fleetKey
         if let warning = configuration.downgradeWarning {
             logger.warning("\(warning)")
         }

@@ -14,6 +14,8 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
     /// A refresh held the fleet's refresh lock longer than the store's
     /// `refreshTimeout`; the lock was released and the credential kept.
     case refreshTimedOut(seconds: Double)
+    /// A ``FleetKey`` could not be made; the associated value says why.
+    case invalidFleetKey(String)
 
     /// What went wrong and what to do, without any secret.
     public var description: String {
@@ -28,6 +30,9 @@ public enum PostgresStorageError: Error, Sendable, Equatable, CustomStringConver
             "Courier's tables in this database cannot be trusted: \(problems). Nothing was read or written. "
                 + "Another role may have made them first; have the fleet's role own the tables and their schema, "
                 + "and grant no other role INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER or REFERENCES on them."
+        case .invalidFleetKey(let reason):
+            "The fleet key is invalid: \(reason). Use the Base64 text FleetKey.generate() makes (32 random bytes), "
+                + "the same in every process of the fleet."
         case .refreshTimedOut(let seconds):
             "The credential refresh did not finish within \(seconds) seconds; the fleet's refresh lock was "
                 + "released and the credential kept."

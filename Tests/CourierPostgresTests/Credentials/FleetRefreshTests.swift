@@ -36,7 +36,8 @@ func withFleet(refreshDelay: TimeInterval, _ body: (Fleet) async throws -> Void)
     try await withTemporaryPostgres { postgres in
         try await withServer { server in
             try await withStorage(postgres) { storage in
-                try await PostgresCredentialStore(storage: storage).persist(expiredCredential)
+                // The name the Fleet example's workers give their store.
+                try await PostgresCredentialStore(storage: storage, name: "fleet-example").persist(expiredCredential)
             }
             try await body(Fleet(postgres: postgres, tokens: RotatingTokenServer(server: server, refreshDelay: refreshDelay)))
         }
@@ -63,7 +64,7 @@ extension PostgresTests {
                 #expect(fleet.tokens.refreshes == 1)
                 #expect(fleet.tokens.refusedRefreshes == 0)
                 try await withStorage(fleet.postgres) { storage in
-                    let store = PostgresCredentialStore(storage: storage)
+                    let store = PostgresCredentialStore(storage: storage, name: "fleet-example")
                     try await store.reload()
                     #expect(store.accessToken == "access-1")
                     #expect(store.refreshToken == "refresh-1")

@@ -17,8 +17,10 @@ extension PostgresTests {
         @Test func aSignOutDuringARefreshStaysSignedOut() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withTwoStorages(postgres) { first, second in
-                    let refreshing = PostgresCredentialStore(storage: first, configuration: .init(refreshTimeout: 20))
-                    let signingOut = PostgresCredentialStore(storage: second, configuration: .init(refreshTimeout: 20))
+                    let refreshing = PostgresCredentialStore(storage: first, name: "fleet",
+                                                             configuration: .init(refreshTimeout: 20))
+                    let signingOut = PostgresCredentialStore(storage: second, name: "fleet",
+                                                             configuration: .init(refreshTimeout: 20))
                     try await refreshing.persist(expiredCredential)
                     let signOut = NIOLockedValueBox<Task<Void, any Error>?>(nil)
                     let refresh = refreshing.sharedRefresh { _ in
@@ -46,7 +48,8 @@ extension PostgresTests {
         @Test func aRefreshWhoseCommitFailsIsNotLost() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withTwoStorages(postgres) { first, second in
-                    let store = PostgresCredentialStore(storage: first, configuration: .init(refreshTimeout: 3))
+                    let store = PostgresCredentialStore(storage: first, name: "fleet",
+                                                        configuration: .init(refreshTimeout: 3))
                     try await store.persist(expiredCredential)
                     let refresh = store.sharedRefresh { _ in
                         try await execute("""
@@ -58,7 +61,7 @@ extension PostgresTests {
                     let renewed = try await refresh(expiredCredential)
                     #expect(renewed.accessToken == "access-1")
                     #expect(store.accessToken == "access-1")
-                    let observer = PostgresCredentialStore(storage: second)
+                    let observer = PostgresCredentialStore(storage: second, name: "fleet")
                     let landed = try await eventually(within: 30) {
                         try await observer.reload()
                         return observer.accessToken == "access-1"
@@ -73,7 +76,8 @@ extension PostgresTests {
         @Test func aStrangerHoldingAnAdvisoryLockCannotStopARefresh() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withTwoStorages(postgres) { fleet, stranger in
-                    let store = PostgresCredentialStore(storage: fleet, configuration: .init(refreshTimeout: 3))
+                    let store = PostgresCredentialStore(storage: fleet, name: "fleet",
+                                                        configuration: .init(refreshTimeout: 3))
                     try await store.persist(expiredCredential)
                     try await holdingAdvisoryLock("hashtext('courier.credential.default')", on: stranger) {
                         let refresh = store.sharedRefresh { _ in

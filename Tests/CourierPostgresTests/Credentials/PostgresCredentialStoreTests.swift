@@ -10,8 +10,8 @@ extension PostgresTests {
         @Test func signOutClearsTheRowForEveryProcess() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withTwoStorages(postgres) { first, second in
-                    let mine = PostgresCredentialStore(storage: first)
-                    let theirs = PostgresCredentialStore(storage: second)
+                    let mine = PostgresCredentialStore(storage: first, name: "fleet")
+                    let theirs = PostgresCredentialStore(storage: second, name: "fleet")
                     try await mine.persist(Credential(accessToken: "a", refreshToken: "r", expiresIn: 60))
                     try await theirs.reload()
                     #expect(theirs.accessToken == "a")
@@ -28,7 +28,8 @@ extension PostgresTests {
         @Test func aRefreshThatOutlivesTheTimeoutIsAbandonedAndReleasesTheLock() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withTwoStorages(postgres) { first, second in
-                    let stuck = PostgresCredentialStore(storage: first, configuration: .init(refreshTimeout: 0.5))
+                    let stuck = PostgresCredentialStore(storage: first, name: "fleet",
+                                                        configuration: .init(refreshTimeout: 0.5))
                     try await stuck.persist(expiredCredential)
                     let neverReturns = stuck.sharedRefresh { _ in
                         try await Task.sleep(for: .seconds(3_600))
@@ -39,7 +40,8 @@ extension PostgresTests {
                     #expect(Date().timeIntervalSince(started) < 5)
 
                     // The lock is free again: another process refreshes at once.
-                    let other = PostgresCredentialStore(storage: second, configuration: .init(refreshTimeout: 5))
+                    let other = PostgresCredentialStore(storage: second, name: "fleet",
+                                                        configuration: .init(refreshTimeout: 5))
                     let refresh = other.sharedRefresh { credential in
                         #expect(credential.refreshToken == "refresh-0")
                         return Credential(accessToken: "access-1", refreshToken: "refresh-1", expiresIn: 3_600)
@@ -56,7 +58,7 @@ extension PostgresTests {
         @Test func aRefusalReachesTheAuthPluginAsItIsAndASignedOutRowIsOne() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withStorage(postgres) { storage in
-                    let store = PostgresCredentialStore(storage: storage)
+                    let store = PostgresCredentialStore(storage: storage, name: "fleet")
                     try await store.persist(expiredCredential)
                     let refused = store.sharedRefresh { _ in throw AuthPlugin.RefreshRefused(reason: "revoked") }
                     await #expect(throws: AuthPlugin.RefreshRefused.self) { try await refused(expiredCredential) }
@@ -75,7 +77,7 @@ extension PostgresTests {
         @Test func aProcessThatFindsTheCredentialRenewedDoesNotRefresh() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withStorage(postgres) { storage in
-                    let store = PostgresCredentialStore(storage: storage)
+                    let store = PostgresCredentialStore(storage: storage, name: "fleet")
                     try await store.persist(Credential(accessToken: "access-1", refreshToken: "refresh-1", expiresIn: 3_600))
                     let refresh = store.sharedRefresh { _ in
                         Issue.record("refreshed although the row holds a newer credential")
@@ -89,11 +91,11 @@ extension PostgresTests {
         @Test func aSchemaOfAnotherVersionIsAClearError() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withStorage(postgres) { storage in
-                    try await PostgresCredentialStore(storage: storage).persist(expiredCredential)
+                    try await PostgresCredentialStore(storage: storage, name: "fleet").persist(expiredCredential)
                     try await execute("UPDATE courier_schema SET version = 99", on: storage)
                 }
                 try await withStorage(postgres) { storage in
-                    let store = PostgresCredentialStore(storage: storage)
+                    let store = PostgresCredentialStore(storage: storage, name: "fleet")
                     await #expect(throws: PostgresStorageError.schemaVersionMismatch(found: 99, expected: 1)) {
                         try await store.reload()
                     }

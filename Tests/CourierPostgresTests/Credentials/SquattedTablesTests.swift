@@ -33,7 +33,7 @@ extension PostgresTests {
                 }
 
                 try await withStorage(postgres) { fleet in
-                    let store = PostgresCredentialStore(storage: fleet)
+                    let store = PostgresCredentialStore(storage: fleet, name: "fleet")
                     _ = await #expect {
                         try await store.persist(Credential(accessToken: "secret-access", refreshToken: "secret-refresh"))
                     } throws: { error in
@@ -48,7 +48,7 @@ extension PostgresTests {
         @Test func tablesAnotherRoleMayWriteAreRefused() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withStorage(postgres) { fleet in
-                    try await PostgresCredentialStore(storage: fleet).persist(Credential(accessToken: "a"))
+                    try await PostgresCredentialStore(storage: fleet, name: "fleet").persist(Credential(accessToken: "a"))
                     try await execute("CREATE ROLE neighbour LOGIN", on: fleet)
                     try await execute("GRANT UPDATE ON courier_credentials TO neighbour", on: fleet)
                 }
