@@ -38,6 +38,8 @@ private struct Secrets: Sendable {
 
 /// Compiled, never called: "A fleet key".
 private func aFleetKey(databaseURL: String, secrets: Secrets) throws -> PostgresStorage {
+    // Once: FleetKey.generate() gives 32 random bytes as Base64; keep them in your
+    // secret store, and give them to every process of the fleet.
     var configuration = try PostgresStorage.Configuration(connectionString: databaseURL)
     configuration.fleetKey = try FleetKey(base64: secrets.courierFleetKey)
     let storage = PostgresStorage(configuration: configuration)

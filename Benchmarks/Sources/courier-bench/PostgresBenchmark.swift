@@ -42,6 +42,7 @@ struct PostgresBenchmark {
         }
         log("  database: \(database)")
         var rows = try await cacheHit(database: database)
+        rows.append(try await sealedCacheHit(database: database))
         rows.append(try await fleetRefresh(fleet, database: database))
         return rows
     }
@@ -86,6 +87,49 @@ struct PostgresBenchmark {
                 courier: try await allocationsPerCall(1, courierHits) / Double(lookups),
                 bare: try await allocationsPerCall(1, bareHits) / Double(lookups), higherIsBetter: false),
         ]
+    }
+
+    // MARK: - Cache hit with a fleet key
+
+    /// A hit on a cache whose rows are sealed under a fleet key (the body
+    /// opened with AES-GCM, the row named by HMAC-SHA256) against a hit on
+    /// the same rows stored without one: what the key costs this process, in
+    /// CPU per hit.
+    private func sealedCacheHit(database: String) async throws -> Row {
+        func filledCache(_ key: FleetKey?) async throws -> (PostgresStorage, PostgresResponseCache, Task<Void, Never>) {
+            var configuration = try PostgresStorage.Configuration(connectionString: database, maximumConnections: 4)
+            configuration.fleetKey = key
+            let storage = PostgresStorage(configuration: configuration)
+            let pool = Task { await storage.run() }
+            let cache = PostgresResponseCache(storage: storage, configuration: .init(sizeLimit: .max, timeout: .seconds(5)))
+            for index in 0..<1_000 {
+                let name = "GET http://127.0.0.1/\(key == nil ? "clear" : "sealed")/\(index)"
+                cache.store(CachedResponse(key: name, statusCode: 200, headers: ["Content-Type": "application/json"],
+                                           body: Payload.json, url: nil, storedAt: Date(), expiresAt: nil), forKey: name)
+                if index % 32 == 31 { await cache.waitForPendingWrites() }
+            }
+            await cache.waitForPendingWrites()
+            return (storage, cache, pool)
+        }
+        let (_, clear, clearPool) = try await filledCache(nil)
+        let (_, sealed, sealedPool) = try await filledCache(try FleetKey(base64: FleetKey.generate()))
+        defer {
+            clearPool.cancel()
+            sealedPool.cancel()
+        }
+        let lookups = quick ? 500 : 1_000
+        var generator = SplitMix(seed: 13)
+        let sample = (0..<lookups).map { _ in Int(generator.next() % 1_000) }
+        guard sealed.entry(forKey: "GET http://127.0.0.1/sealed/0") != nil else {
+            throw BenchFailure("the sealed PostgreSQL cache did not store its entries")
+        }
+        let sealedHits: BenchOperation = { for index in sample { blackHole(sealed.entry(forKey: "GET http://127.0.0.1/sealed/\(index)")) } }
+        let clearHits: BenchOperation = { for index in sample { blackHole(clear.entry(forKey: "GET http://127.0.0.1/clear/\(index)")) } }
+        let cpu = try await interleaved(rounds: quick ? 3 : 15,
+                                        courier: { try await Self.cpuSeconds(sealedHits) * 1e6 / Double(lookups) },
+                                        bare: { try await Self.cpuSeconds(clearHits) * 1e6 / Double(lookups) })
+        return Row(name: "PostgreSQL cache hit with a fleet key, CPU per hit (vs the same cache without one)", unit: "us",
+                   courier: cpu.courier, bare: cpu.bare, bareAgain: cpu.bareAgain, higherIsBetter: false)
     }
 
     /// CPU seconds this process spends, on every thread, while `body` runs.
