@@ -61,8 +61,11 @@ extension PostgresCredentialStore {
                 within: seconds * 2 + 5, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
             ) { try await storage.client.withTransaction(logger: logger) { connection in
                 // The lock is held while the identity provider answers, at
-                // most `seconds`; a holder idle for longer is frozen or gone.
-                try await SessionLimits.apply(lockTimeout: seconds, idleTimeout: seconds + 1, on: connection, logger: logger)
+                // most `seconds`; this process keeps its session busy
+                // meanwhile, so a holder silent for its lease is frozen or
+                // gone, and loses the lock after seconds.
+                let lease = SessionLimits.lease(refreshTimeout: seconds)
+                try await SessionLimits.apply(lockTimeout: seconds, idleTimeout: lease, on: connection, logger: logger)
                 guard let current = try await CredentialRow.read(name: name, key: storage.fleetKey, locking: true, on: connection,
                                                                  logger: logger) else {
                     throw AuthPlugin.RefreshRefused(reason: "the credential was signed out by another process")
@@ -70,10 +73,10 @@ extension PostgresCredentialStore {
                 if current.accessToken != stale.accessToken && !current.isExpired() {
                     return current
                 }
-                let renewed = try await Deadline.run(
-                    within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
-                ) {
-                    try await refresh(current)
+                let renewed = try await SessionLimits.keepingAlive(connection, every: lease / 4, logger: logger) {
+                    try await Deadline.run(within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }) {
+                        try await refresh(current)
+                    }
                 }
                 answered.withLockedValue { $0 = (current.accessToken, renewed) }
                 // The row is locked, so it still holds `current`.

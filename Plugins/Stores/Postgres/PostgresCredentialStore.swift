@@ -31,9 +31,13 @@ import ServiceLifecycle
 /// anyone who can connect may hold, is not used), and it is released by
 /// `COMMIT` together with the write becoming visible, by `ROLLBACK` when the
 /// refresh fails, and by PostgreSQL itself when the session ends: a killed
-/// process never leaves the fleet locked, and one that stops (a frozen host)
-/// loses its session after ``Configuration-swift.struct/refreshTimeout``
-/// (`idle_in_transaction_session_timeout`). Waiting for the lock is bounded
+/// process never leaves the fleet locked. While the identity provider
+/// answers, the holder keeps its session busy (a no-op every few seconds),
+/// so one that stops (a frozen host) goes silent and loses its session
+/// after a lease of ten seconds, or ``Configuration-swift.struct/refreshTimeout``
+/// and a second where that is shorter (`idle_in_transaction_session_timeout`),
+/// while a live holder with a slow identity provider keeps the lock for its
+/// whole time-out. Waiting for the lock is bounded
 /// by the same time (`lock_timeout`), and so is the refresh: one that
 /// outlives it is abandoned and the lock released, as `AuthPlugin` abandons
 /// a refresh. A sign-out's delete waits for the lock too, so a refresh in

@@ -22,6 +22,44 @@ enum SessionLimits {
         )
     }
 
+    /// How long the refresh lock's holder may go without a word to the
+    /// database before PostgreSQL ends its session: its refresh time-out
+    /// and a second, or ten seconds where that is longer. A holder waiting
+    /// on the identity provider says a word every quarter of it
+    /// (``keepingAlive(_:every:logger:_:)``), so only a frozen or vanished
+    /// one is cut off, after seconds rather than after its whole time-out.
+    static func lease(refreshTimeout: TimeInterval) -> TimeInterval {
+        min(refreshTimeout + 1, 10)
+    }
+
+    /// Runs `body` while `connection` sends a no-op every `interval`, so the
+    /// transaction is never idle past its lease while this process runs.
+    /// A failed no-op ends the keeping alive, not `body`: a session that is
+    /// gone shows when the transaction next writes.
+    static func keepingAlive<Result: Sendable>(
+        _ connection: PostgresConnection, every interval: TimeInterval, logger: Logger,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .milliseconds(Int(interval * 1_000)))
+                    do {
+                        try await connection.query("SELECT 1", logger: logger)
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            group.addTask { try await body() }
+            defer { group.cancelAll() }
+            while let finished = try await group.next() {
+                if let result = finished { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
     private static func milliseconds(_ seconds: TimeInterval) -> String {
         String(Int(min(max(seconds, 0.001) * 1_000, 2_000_000_000).rounded(.up)))
     }

@@ -99,12 +99,16 @@ extension PostgresTests {
         }
 
         /// A holder that stops (SIGSTOP: a frozen host) cannot answer, so its
-        /// refresh time-out never fires in it; PostgreSQL ends its idle
-        /// session after that time-out and a second, and the row's lock goes
-        /// with it, so a waiter that may wait longer refreshes.
-        @Test func aProcessStoppedWhileHoldingTheLockLosesItAfterItsRefreshTimeout() async throws {
+        /// refresh time-out never fires in it. While it waits on the identity
+        /// provider a live holder keeps its session busy; a stopped one goes
+        /// silent, and PostgreSQL ends its session after the lease (10 s,
+        /// where its refresh time-out is 30 s), and the row's lock goes with
+        /// it. The waiter waits for the lock at most 20 s, so it refreshes
+        /// only if the lock goes before the holder's own time-out would have
+        /// ended it (31 s before the lease).
+        @Test func aProcessStoppedWhileHoldingTheLockLosesItWithinItsLease() async throws {
             try await withFleet(refreshDelay: 0) { fleet in
-                let holder = try await fleet.go(1, requests: 1, scenario: "hold", refreshTimeout: 2)[0]
+                let holder = try await fleet.go(1, requests: 1, scenario: "hold", refreshTimeout: 30)[0]
                 defer { holder.signal(SIGKILL) }
                 try await holder.waitForLine(startingWith: "holding", within: 30)
                 holder.signal(SIGSTOP)
@@ -113,12 +117,24 @@ extension PostgresTests {
                 defer { waiter.signal(SIGKILL) }
                 let result = try await waiter.waitForLine(startingWith: "result", within: 60)
                 let seconds = Date().timeIntervalSince(stopped)
-                print("refresh after SIGSTOP of the lock holder (its refresh time-out 2 s): \(String(format: "%.3f", seconds)) s")
-                // 2 s and 1 s of idle allowance, then the waiter's refresh;
-                // the waiter alone may wait up to 20 s, so this fails when
-                // the lock outlives the stopped holder.
-                #expect(seconds < 15)
+                print("refresh after SIGSTOP of the lock holder (its refresh time-out 30 s): \(String(format: "%.3f", seconds)) s")
                 #expect(result == renewedAndSignedIn, "\(waiter.errorOutput)")
+                #expect(fleet.tokens.refreshes == 1)
+            }
+        }
+
+        /// A holder that is alive but whose identity provider is slow keeps
+        /// the lock past its lease: its session is kept busy, so PostgreSQL
+        /// does not end it, and the fleet makes one refresh, not two.
+        @Test func aLiveHolderWithASlowIdentityProviderKeepsTheLockPastItsLease() async throws {
+            try await withFleet(refreshDelay: 12) { fleet in
+                let workers = try await fleet.go(2, requests: 1, refreshTimeout: 30)
+                for worker in workers {
+                    let result = try await worker.waitForLine(startingWith: "result", within: 90)
+                    #expect(result == renewedAndSignedIn, "\(worker.errorOutput)")
+                }
+                #expect(fleet.tokens.refreshes == 1)
+                #expect(fleet.tokens.refusedRefreshes == 0)
             }
         }
 
