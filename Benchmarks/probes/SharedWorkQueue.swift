@@ -4,7 +4,8 @@
 // `Benchmarks/urlsession-shared-queue URL`.
 //
 // Session A's delegate queue holds the thread that adds a block to it (the
-// session's work queue, where libcurl runs) for 3 s on its first chunk.
+// session's work queue, where libcurl runs) for 3 s on the first block it is
+// given (the response's head).
 // Session B, another session with a delegate queue of its own, sends a
 // request half a second later, and prints how long it took. With `control`
 // as the second argument nothing is held.

@@ -20,7 +20,7 @@ import Foundation
 /// of every session in the process, not only this transport's: that is why a
 /// wait is short and never waits for a reader. Measured with two sessions,
 /// the first's delegate queue holding the thread that adds its first block
-/// for 3 s: the second session's request to nginx took 2.51 s, against
+/// (the response's head) for 3 s: the second session's request to nginx took 2.51 s, against
 /// 0.00 s without the hold (`Benchmarks/urlsession-shared-queue`).
 ///
 /// The delegate's own blocks never wait here: they run on this queue, and

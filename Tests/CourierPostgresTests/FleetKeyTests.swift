@@ -81,26 +81,59 @@ extension PostgresTests {
             }
         }
 
-        /// A row written without the key is read as absent by a fleet that has
-        /// one, and a row written under another key too.
-        @Test func rowsWrittenWithoutTheKeyOrUnderAnotherDoNotOpen() async throws {
+        /// A credential row written without the key, or under another key, is
+        /// read as absent by a fleet that has one.
+        @Test func credentialsWrittenWithoutTheKeyOrUnderAnotherDoNotOpen() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withStorage(postgres) { clear in
                     try await PostgresCredentialStore(storage: clear, name: "orders").persist(Credential(accessToken: "plain"))
-                    PostgresResponseCache(storage: clear, configuration: patient).store(entry("planted"), forKey: "k1")
                 }
                 try await withStorage(postgres, fleetKey: try FleetKey(base64: FleetKey.generate())) { other in
                     try await PostgresCredentialStore(storage: other, name: "billing").persist(Credential(accessToken: "theirs"))
                 }
                 try await withStorage(postgres, fleetKey: try Self.fleetKey()) { storage in
-                    let cache = PostgresResponseCache(storage: storage, configuration: patient)
-                    await cache.waitForPendingWrites()
+                    #expect(try await integers("SELECT count(*)::bigint FROM courier_credentials", on: storage) == [2])
                     for name in ["orders", "billing"] {
                         let store = PostgresCredentialStore(storage: storage, name: name)
                         try await store.reload()
                         #expect(store.credential == nil, "\(name)")
                     }
+                }
+                // And a process without the key never takes a sealed text
+                // for its token.
+                try await withStorage(postgres) { clear in
+                    let store = PostgresCredentialStore(storage: clear, name: "billing")
+                    try await store.reload()
+                    #expect(store.credential == nil)
+                }
+            }
+        }
+
+        /// A cache body written without the key, or under another key, put in
+        /// the row the fleet's key names: a miss, never served.
+        @Test(arguments: [false, true])
+        func aCacheBodyWrittenWithoutTheKeyOrUnderAnotherIsAMiss(underAnotherKey: Bool) async throws {
+            try await withTemporaryPostgres { postgres in
+                let plantingKey = underAnotherKey ? try FleetKey(base64: FleetKey.generate()) : nil
+                try await withStorage(postgres, fleetKey: plantingKey) { planting in
+                    let cache = PostgresResponseCache(storage: planting, configuration: patient)
+                    cache.store(entry("planted"), forKey: "k1")
+                    await cache.waitForPendingWrites()
+                    #expect(try await integers("SELECT count(*)::bigint FROM courier_cache", on: planting) == [1])
+                    try await execute("CREATE TABLE planted AS SELECT key_digest, body FROM courier_cache", on: planting)
+                }
+                try await withStorage(postgres, fleetKey: try Self.fleetKey()) { storage in
+                    let cache = PostgresResponseCache(storage: storage, configuration: patient)
+                    #expect(cache.entry(forKey: "k1") == nil, "the planted row is named otherwise")
+                    cache.store(entry("mine"), forKey: "k1")
+                    await cache.waitForPendingWrites()
+                    #expect(cache.entry(forKey: "k1")?.body == Data("mine".utf8))
+                    try await execute("""
+                        UPDATE courier_cache SET body = (SELECT body FROM planted)
+                        WHERE key_digest NOT IN (SELECT key_digest FROM planted)
+                        """, on: storage)
                     #expect(cache.entry(forKey: "k1") == nil)
+                    try await execute("DROP TABLE planted", on: storage)
                 }
             }
         }

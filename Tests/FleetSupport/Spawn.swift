@@ -16,8 +16,10 @@ enum Spawn {
     }
 
     /// Starts `path` with `arguments`; the child's descriptors 0, 1 and 2
-    /// become `stdin`, `stdout` and `stderr`, and it inherits no other.
-    static func start(_ path: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
+    /// become `stdin`, `stdout` and `stderr`, and it inherits no other. It
+    /// inherits this process's environment, with `environment` added.
+    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+                      stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -30,8 +32,12 @@ enum Spawn {
         if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard status == 0 else { throw Failure(description: "could not start \(path): \(String(cString: strerror(status)))") }
         return pid
     }

@@ -23,14 +23,16 @@ public final class WorkerProcess: Sendable {
     private let errors = NIOLockedValueBox(Data())
     private let exitStatus = NIOLockedValueBox<Int32?>(nil)
 
-    /// Starts `executable` with `arguments`.
+    /// Starts `executable` with `arguments`, and `environment` added to this
+    /// process's.
     /// - Throws: ``Failure`` when it cannot be started.
-    public init(executable: URL, arguments: [String]) throws {
+    public init(executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
         guard let stdin = Spawn.pipe(), let stdout = Spawn.pipe(), let stderr = Spawn.pipe() else {
             throw Failure(description: "no pipes for a worker (errno \(errno))")
         }
         do {
-            pid = try Spawn.start(executable.path, arguments, stdin: stdin.read, stdout: stdout.write, stderr: stderr.write)
+            pid = try Spawn.start(executable.path, arguments, environment: environment, stdin: stdin.read, stdout: stdout.write,
+                                  stderr: stderr.write)
         } catch {
             throw Failure(description: "\(error)")
         }

@@ -120,8 +120,9 @@ struct PostgresBenchmark {
         let lookups = quick ? 500 : 1_000
         var generator = SplitMix(seed: 13)
         let sample = (0..<lookups).map { _ in Int(generator.next() % 1_000) }
-        guard sealed.entry(forKey: "GET http://127.0.0.1/sealed/0") != nil else {
-            throw BenchFailure("the sealed PostgreSQL cache did not store its entries")
+        guard sealed.entry(forKey: "GET http://127.0.0.1/sealed/0") != nil, clear.entry(forKey: "GET http://127.0.0.1/clear/0") != nil
+        else {
+            throw BenchFailure("the PostgreSQL caches with and without a key did not store their entries")
         }
         let sealedHits: BenchOperation = { for index in sample { blackHole(sealed.entry(forKey: "GET http://127.0.0.1/sealed/\(index)")) } }
         let clearHits: BenchOperation = { for index in sample { blackHole(clear.entry(forKey: "GET http://127.0.0.1/clear/\(index)")) } }

@@ -28,7 +28,7 @@ enum CredentialRow {
         var found: (credential: Credential?, storedAccess: String)?
         for try await (access, refresh, expires, issued) in rows.decode((String, String?, Double?, Double?).self) {
             var credential: Credential?
-            if let tokens = opened(access: access, refresh: refresh, name: name, key: key) {
+            if let tokens = opened(access: access, refresh: refresh, dates: (expires, issued), name: name, key: key) {
                 credential = Credential(accessToken: tokens.access, refreshToken: tokens.refresh,
                                         expiresAt: expires.flatMap(date), issuedAt: issued.flatMap(date))
             }
@@ -39,29 +39,51 @@ enum CredentialRow {
 
     // MARK: - Sealing
 
-    /// The tokens as the columns hold them: sealed under `key`, each bound
-    /// to the row's name and its column, or as they are without a key.
+    /// The tokens as the columns hold them: sealed under `key`, or as they
+    /// are without a key. The access token's seal is bound to the row's
+    /// name, its dates and whether it has a refresh token; the refresh
+    /// token's to the name and the access token's sealed text, so neither
+    /// can be moved to another row, paired with another, or given other
+    /// dates. (A whole row put back as it was earlier still opens.)
     private static func stored(_ credential: Credential, name: String, key: FleetKey?) -> (access: String, refresh: String?)? {
         guard let key else { return (credential.accessToken, credential.refreshToken) }
-        guard let access = key.sealedText(credential.accessToken, context: context(name, "access_token")) else { return nil }
+        let dates = (credential.expiresAt?.timeIntervalSince1970, credential.issuedAt?.timeIntervalSince1970)
+        guard let access = key.sealedText(credential.accessToken,
+                                          context: accessContext(name, dates, hasRefresh: credential.refreshToken != nil))
+        else { return nil }
         guard let refresh = credential.refreshToken else { return (access, nil) }
-        guard let sealed = key.sealedText(refresh, context: context(name, "refresh_token")) else { return nil }
+        guard let sealed = key.sealedText(refresh, context: refreshContext(name, sealedAccess: access)) else { return nil }
         return (access, sealed)
     }
 
-    /// The tokens the columns hold, or `nil` when one does not open.
-    private static func opened(access: String, refresh: String?, name: String, key: FleetKey?) -> (access: String, refresh: String?)? {
-        guard let key else { return (access, refresh) }
-        guard let access = key.openedText(access, context: context(name, "access_token")) else { return nil }
-        guard let refresh else { return (access, nil) }
-        guard let opened = key.openedText(refresh, context: context(name, "refresh_token")) else { return nil }
-        return (access, opened)
+    /// The tokens the columns hold, or `nil` when one does not open. Without
+    /// a key, a sealed token is none either: a process that lacks the
+    /// fleet's key must not send a sealed text as its token.
+    private static func opened(access: String, refresh: String?, dates: (Double?, Double?), name: String,
+                               key: FleetKey?) -> (access: String, refresh: String?)? {
+        guard let key else {
+            guard !FleetKey.isSealed(access), !(refresh.map(FleetKey.isSealed) ?? false) else { return nil }
+            return (access, refresh)
+        }
+        guard let opened = key.openedText(access, context: accessContext(name, dates, hasRefresh: refresh != nil)) else { return nil }
+        guard let refresh else { return (opened, nil) }
+        guard let openedRefresh = key.openedText(refresh, context: refreshContext(name, sealedAccess: access)) else { return nil }
+        return (opened, openedRefresh)
     }
 
-    private static func context(_ name: String, _ column: String) -> Data {
-        var context = SealContext("courier_credentials")
+    private static func accessContext(_ name: String, _ dates: (expires: Double?, issued: Double?), hasRefresh: Bool) -> Data {
+        var context = SealContext("courier_credentials access_token")
         context.append(name)
-        context.append(column)
+        context.append(dates.expires)
+        context.append(dates.issued)
+        context.append(hasRefresh ? "with refresh_token" : "without refresh_token")
+        return context.bytes
+    }
+
+    private static func refreshContext(_ name: String, sealedAccess: String) -> Data {
+        var context = SealContext("courier_credentials refresh_token")
+        context.append(name)
+        context.append(sealedAccess)
         return context.bytes
     }
 

@@ -2,17 +2,23 @@ import Crypto
 import Foundation
 
 /// A secret every process of a fleet shares, so that what the fleet keeps in
-/// PostgreSQL is of no use to whoever can read the tables and cannot be
-/// changed unseen by whoever can write them.
+/// PostgreSQL is of no use to whoever can read the tables, and a row changed
+/// by whoever can write them is not used.
 ///
 /// With a key, ``PostgresCredentialStore`` keeps tokens sealed with AES-GCM
-/// (the credential's name and the column bound to each, so a token cannot be
-/// moved to another row), and ``PostgresResponseCache`` seals each body with
-/// the row's other columns bound to it and names rows by a keyed hash of the
-/// cache key. A row that does not open under the key (written without it,
-/// under another key, or changed in the table) is read as absent: a cache
-/// miss, or no credential. Without a key, tokens are stored in clear and
-/// rows are read as they are.
+/// (bound to the row's name and dates, and to each other, so a token cannot
+/// be moved to another row, paired with another, or given other dates), and
+/// ``PostgresResponseCache`` seals each body with the row's other columns
+/// bound to it and names rows by a keyed hash of the cache key. A row that
+/// does not open under the key (written without it, under another key, or
+/// changed in the table) is read as absent: a cache miss, or no credential.
+/// What a key cannot tell is a whole credential row put back as it was
+/// earlier. Without a key, tokens are stored in clear and rows are read as
+/// they are, except that a sealed token is read as none.
+///
+/// Every process of the fleet needs the same key: give it to all of them
+/// at once, since processes with different keys (or one without) read each
+/// other's rows as absent, sign in again and overwrite them.
 ///
 /// ```swift
 /// // Once, when setting up the fleet: keep the text in your secret store.
@@ -87,6 +93,11 @@ public struct FleetKey: Sendable {
 
     /// What marks a sealed token.
     private static let textMark = "sealed-v1:"
+
+    /// Whether a column's text is a token sealed under some fleet key.
+    static func isSealed(_ stored: String) -> Bool {
+        stored.hasPrefix(textMark)
+    }
 
     /// `data` sealed with `context` bound to it.
     func sealed(_ data: Data, context: Data) -> Data? {

@@ -74,11 +74,16 @@ extension PostgresCredentialStore {
                     return current
                 }
                 let renewed = try await SessionLimits.keepingAlive(connection, every: lease / 4, logger: logger) {
-                    try await Deadline.run(within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }) {
+                    let renewed = try await Deadline.run(
+                        within: seconds, timeout: { PostgresStorageError.refreshTimedOut(seconds: seconds) }
+                    ) {
                         try await refresh(current)
                     }
+                    // Kept before anything else can fail or stall: the old
+                    // refresh token is spent now.
+                    answered.withLockedValue { $0 = (current.accessToken, renewed) }
+                    return renewed
                 }
-                answered.withLockedValue { $0 = (current.accessToken, renewed) }
                 // The row is locked, so it still holds `current`.
                 _ = try await CredentialRow.replace(holding: current.accessToken, with: renewed, name: name, key: storage.fleetKey,
                                                     on: connection, logger: logger)

@@ -34,30 +34,29 @@ enum SessionLimits {
 
     /// Runs `body` while `connection` sends a no-op every `interval`, so the
     /// transaction is never idle past its lease while this process runs.
-    /// A failed no-op ends the keeping alive, not `body`: a session that is
-    /// gone shows when the transaction next writes.
+    ///
+    /// The no-ops run in a task of their own, stopped (not awaited) once
+    /// `body` returns: postgres-nio does not cancel a query already sent, so
+    /// a no-op stuck on a silent network must never hold back `body`'s
+    /// result. A failed no-op ends the keeping alive, not `body`: a session
+    /// that is gone shows when the transaction next writes.
     static func keepingAlive<Result: Sendable>(
         _ connection: PostgresConnection, every interval: TimeInterval, logger: Logger,
-        _ body: @escaping @Sendable () async throws -> Result
+        _ body: () async throws -> Result
     ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                while true {
-                    try await Task.sleep(for: .milliseconds(Int(interval * 1_000)))
-                    do {
-                        try await connection.query("SELECT 1", logger: logger)
-                    } catch {
-                        return nil
-                    }
+        let heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(interval * 1_000)))
+                guard !Task.isCancelled else { return }
+                do {
+                    try await connection.query("SELECT 1", logger: logger)
+                } catch {
+                    return
                 }
             }
-            group.addTask { try await body() }
-            defer { group.cancelAll() }
-            while let finished = try await group.next() {
-                if let result = finished { return result }
-            }
-            throw CancellationError()
         }
+        defer { heartbeat.cancel() }
+        return try await body()
     }
 
     private static func milliseconds(_ seconds: TimeInterval) -> String {

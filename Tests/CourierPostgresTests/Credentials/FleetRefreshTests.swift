@@ -15,6 +15,8 @@ import Glibc
 struct Fleet {
     let postgres: TemporaryPostgres
     let tokens: RotatingTokenServer
+    /// The fleet key the workers get (as `COURIER_FLEET_KEY`), if any.
+    var fleetKey: String?
 
     /// Starts `count` workers (the Fleet example in worker mode), waits until
     /// each is ready and tells them to go.
@@ -24,7 +26,7 @@ struct Fleet {
             try WorkerProcess(executable: executable, arguments: [
                 "--worker", "--database", postgres.connectionString, "--server", tokens.server.baseURL.absoluteString,
                 "--requests", String(requests), "--scenario", scenario, "--refresh-timeout", String(refreshTimeout),
-            ])
+            ], environment: fleetKey.map { ["COURIER_FLEET_KEY": $0] } ?? [:])
         }
         for worker in workers { try await worker.waitForLine(startingWith: "ready", within: 60) }
         for worker in workers { worker.send("go") }
@@ -32,14 +34,15 @@ struct Fleet {
     }
 }
 
-func withFleet(refreshDelay: TimeInterval, _ body: (Fleet) async throws -> Void) async throws {
+func withFleet(refreshDelay: TimeInterval, fleetKey: String? = nil, _ body: (Fleet) async throws -> Void) async throws {
     try await withTemporaryPostgres { postgres in
         try await withServer { server in
-            try await withStorage(postgres) { storage in
+            try await withStorage(postgres, fleetKey: try fleetKey.map { try FleetKey(base64: $0) }) { storage in
                 // The name the Fleet example's workers give their store.
                 try await PostgresCredentialStore(storage: storage, name: "fleet-example").persist(expiredCredential)
             }
-            try await body(Fleet(postgres: postgres, tokens: RotatingTokenServer(server: server, refreshDelay: refreshDelay)))
+            try await body(Fleet(postgres: postgres, tokens: RotatingTokenServer(server: server, refreshDelay: refreshDelay),
+                                 fleetKey: fleetKey))
         }
     }
 }
@@ -52,8 +55,12 @@ extension PostgresTests {
     /// Separate OS processes sharing one credential in a real PostgreSQL.
     @Suite
     struct FleetRefreshTests {
-        @Test func eightProcessesWhoseTokensExpireTogetherRefreshOnce() async throws {
-            try await withFleet(refreshDelay: 0.3) { fleet in
+        /// Eight processes whose token expired together make one refresh;
+        /// with a fleet key too, where every write compares sealed tokens.
+        @Test(arguments: [false, true])
+        func eightProcessesWhoseTokensExpireTogetherRefreshOnce(sealed: Bool) async throws {
+            let key = sealed ? FleetKey.generate() : nil
+            try await withFleet(refreshDelay: 0.3, fleetKey: key) { fleet in
                 let workers = try await fleet.go(8, requests: 3)
                 defer { workers.forEach { $0.signal(SIGKILL) } }
                 for worker in workers {
@@ -63,11 +70,14 @@ extension PostgresTests {
                 }
                 #expect(fleet.tokens.refreshes == 1)
                 #expect(fleet.tokens.refusedRefreshes == 0)
-                try await withStorage(fleet.postgres) { storage in
+                try await withStorage(fleet.postgres, fleetKey: try key.map { try FleetKey(base64: $0) }) { storage in
                     let store = PostgresCredentialStore(storage: storage, name: "fleet-example")
                     try await store.reload()
                     #expect(store.accessToken == "access-1")
                     #expect(store.refreshToken == "refresh-1")
+                    let stored = try await integers("SELECT count(*)::bigint FROM courier_credentials WHERE access_token = 'access-1'",
+                                                    on: storage)
+                    #expect(stored == [sealed ? 0 : 1], "the token is in clear only without a key")
                 }
             }
         }
@@ -118,6 +128,9 @@ extension PostgresTests {
                 let result = try await waiter.waitForLine(startingWith: "result", within: 60)
                 let seconds = Date().timeIntervalSince(stopped)
                 print("refresh after SIGSTOP of the lock holder (its refresh time-out 30 s): \(String(format: "%.3f", seconds)) s")
+                // The lease is 10 s; without it the lock would have outlived
+                // the holder by 31 s, past the waiter's 20 s wait.
+                #expect(seconds < 25)
                 #expect(result == renewedAndSignedIn, "\(waiter.errorOutput)")
                 #expect(fleet.tokens.refreshes == 1)
             }
@@ -129,6 +142,7 @@ extension PostgresTests {
         @Test func aLiveHolderWithASlowIdentityProviderKeepsTheLockPastItsLease() async throws {
             try await withFleet(refreshDelay: 12) { fleet in
                 let workers = try await fleet.go(2, requests: 1, refreshTimeout: 30)
+                defer { workers.forEach { $0.signal(SIGKILL) } }
                 for worker in workers {
                     let result = try await worker.waitForLine(startingWith: "result", within: 90)
                     #expect(result == renewedAndSignedIn, "\(worker.errorOutput)")

@@ -51,14 +51,19 @@ extension PostgresTests {
                     let store = PostgresCredentialStore(storage: first, name: "fleet",
                                                         configuration: .init(refreshTimeout: 3))
                     try await store.persist(expiredCredential)
+                    let terminated = NIOLockedValueBox<[Int]>([])
                     let refresh = store.sharedRefresh { _ in
-                        try await execute("""
-                            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                            WHERE query LIKE '%FOR UPDATE%' AND state = 'idle in transaction' AND pid <> pg_backend_pid()
+                        // The one session in a transaction is the refresh's
+                        // (its last statement may be the lock or a keep-alive).
+                        let ended = try await integers("""
+                            SELECT count(*)::bigint FROM (SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+                            WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()) AS sessions WHERE ended
                             """, on: second)
+                        terminated.withLockedValue { $0 = ended }
                         return Credential(accessToken: "access-1", refreshToken: "refresh-1", expiresIn: 3_600)
                     }
                     let renewed = try await refresh(expiredCredential)
+                    #expect(terminated.withLockedValue { $0 } == [1], "the refresh's session was terminated")
                     #expect(renewed.accessToken == "access-1")
                     #expect(store.accessToken == "access-1")
                     let observer = PostgresCredentialStore(storage: second, name: "fleet")
@@ -79,7 +84,7 @@ extension PostgresTests {
                     let store = PostgresCredentialStore(storage: fleet, name: "fleet",
                                                         configuration: .init(refreshTimeout: 3))
                     try await store.persist(expiredCredential)
-                    try await holdingAdvisoryLock("hashtext('courier.credential.default')", on: stranger) {
+                    try await holdingAdvisoryLock("hashtext('courier.credential.fleet')", on: stranger) {
                         let refresh = store.sharedRefresh { _ in
                             Credential(accessToken: "access-1", refreshToken: "refresh-1", expiresIn: 3_600)
                         }
