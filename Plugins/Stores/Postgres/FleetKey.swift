@@ -74,19 +74,15 @@ public struct FleetKey: Sendable {
 
     /// `text` sealed for `context`, as text a `text` column holds.
     func sealedText(_ text: String, context: Data) -> String? {
-        guard let box = try? AES.GCM.seal(Data(text.utf8), using: credentials, authenticating: context), let combined = box.combined
-        else { return nil }
-        return Self.textMark + combined.base64EncodedString()
+        Self.seal(Data(text.utf8), using: credentials, context: context).map { Self.textMark + $0.base64EncodedString() }
     }
 
     /// The text `sealedText(_:context:)` sealed for `context`, or `nil` when
     /// it does not open: not sealed, sealed for another row or under another
     /// key, or changed.
     func openedText(_ stored: String, context: Data) -> String? {
-        guard stored.hasPrefix(Self.textMark),
-              let combined = Data(base64Encoded: String(stored.dropFirst(Self.textMark.count))),
-              let box = try? AES.GCM.SealedBox(combined: combined),
-              let opened = try? AES.GCM.open(box, using: credentials, authenticating: context)
+        guard Self.isSealed(stored), let combined = Data(base64Encoded: String(stored.dropFirst(Self.textMark.count))),
+              let opened = Self.open(combined, using: credentials, context: context)
         else { return nil }
         return String(data: opened, encoding: .utf8)
     }
@@ -101,13 +97,22 @@ public struct FleetKey: Sendable {
 
     /// `data` sealed with `context` bound to it.
     func sealed(_ data: Data, context: Data) -> Data? {
-        (try? AES.GCM.seal(data, using: cacheRows, authenticating: context))?.combined
+        Self.seal(data, using: cacheRows, context: context)
     }
 
     /// The data `sealed(_:context:)` sealed, or `nil` when it does not open.
     func opened(_ sealed: Data, context: Data) -> Data? {
-        guard let box = try? AES.GCM.SealedBox(combined: sealed) else { return nil }
-        return try? AES.GCM.open(box, using: cacheRows, authenticating: context)
+        Self.open(sealed, using: cacheRows, context: context)
+    }
+
+    /// AES-GCM with a random nonce: nonce, ciphertext and tag in one.
+    private static func seal(_ data: Data, using key: SymmetricKey, context: Data) -> Data? {
+        (try? AES.GCM.seal(data, using: key, authenticating: context))?.combined
+    }
+
+    private static func open(_ combined: Data, using key: SymmetricKey, context: Data) -> Data? {
+        guard let box = try? AES.GCM.SealedBox(combined: combined) else { return nil }
+        return try? AES.GCM.open(box, using: key, authenticating: context)
     }
 
     /// The keyed hash that names a cache row.
