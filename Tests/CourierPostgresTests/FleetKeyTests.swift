@@ -19,23 +19,14 @@ extension PostgresTests {
             try FleetKey(base64: key)
         }
 
-        /// The text columns of `sql`'s first row.
-        static func texts(_ sql: String, on storage: PostgresStorage) async throws -> [String] {
-            var values: [String] = []
-            for try await value in try await storage.client.query(PostgresQuery(unsafeSQL: sql)).decode(String.self) {
-                values.append(value)
-            }
-            return values
-        }
-
         @Test func tokensAreSealedAtRestAndOpenInAnotherProcess() async throws {
             try await withTemporaryPostgres { postgres in
                 try await withTwoStorages(postgres, fleetKey: try Self.fleetKey()) { first, second in
                     let credential = Credential(accessToken: "access-secret", refreshToken: "refresh-secret", expiresIn: 3600)
                     try await PostgresCredentialStore(storage: first, name: "orders").persist(credential)
 
-                    let stored = try await Self.texts("SELECT access_token || ' ' || refresh_token FROM courier_credentials",
-                                                      on: first)
+                    let stored = try await values("SELECT access_token || ' ' || refresh_token FROM courier_credentials",
+                                                  as: String.self, on: first)
                     #expect(stored.count == 1)
                     #expect(stored.allSatisfy { !$0.contains("secret") }, "no token in clear: \(stored)")
 

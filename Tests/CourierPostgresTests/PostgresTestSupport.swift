@@ -54,8 +54,14 @@ func execute(_ sql: String, on storage: PostgresStorage) async throws {
 
 /// The integers the first column of `sql` returns.
 func integers(_ sql: String, on storage: PostgresStorage) async throws -> [Int] {
-    var values: [Int] = []
-    for try await value in try await storage.client.query(PostgresQuery(unsafeSQL: sql)).decode(Int.self) {
+    try await values(sql, on: storage)
+}
+
+/// The first column of `sql`'s rows, as `Value`.
+func values<Value: PostgresDecodable & Sendable>(_ sql: String, as _: Value.Type = Value.self,
+                                                 on storage: PostgresStorage) async throws -> [Value] {
+    var values: [Value] = []
+    for try await value in try await storage.client.query(PostgresQuery(unsafeSQL: sql)).decode(Value.self) {
         values.append(value)
     }
     return values
