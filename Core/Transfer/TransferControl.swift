@@ -54,24 +54,22 @@ public final class TransferControl: Sendable {
         uploadProgress(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: total.flatMap { $0 > 0 ? $0 : nil }))
     }
 
-    /// Reports that the response head arrived.
-    public func didReceiveHead() {
+    /// Reports that the response head arrived (``ResponseExchange`` does,
+    /// for the transport).
+    func didReceiveHead() {
         let now = DispatchTime.now().uptimeNanoseconds
         let readsInChunks = readsInChunks
         state.withLock { $0.touch(now: now, waitsOnServer: readsInChunks ? false : nil) }
     }
 
-    /// Reports body bytes collected by a transport that hands the body over
-    /// whole, before it keeps them; stops the transfer (through the abort
-    /// handlers) once the body passes its limit.
-    ///
-    /// Call it before appending the bytes, and keep them only when it returns
-    /// `true`: so a body that passes the limit never takes more memory than
-    /// the limit.
+    /// Counts body bytes before they are kept (``ResponseExchange`` does,
+    /// for the transport); stops the transfer (through the abort handlers)
+    /// once the body passes its limit, so a body that passes it never takes
+    /// more memory than the limit.
     /// - Returns: Whether to keep the bytes: `false` once the body has passed
     ///   its limit or the transfer has been stopped.
     @discardableResult
-    public func didReceive(byteCount: Int) -> Bool {
+    func didReceive(byteCount: Int) -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
         switch state.withLock({ $0.didReceive(byteCount: byteCount, now: now) }) {
         case .keep:

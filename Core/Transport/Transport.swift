@@ -30,14 +30,15 @@ import FoundationNetworking
 /// ## Implementation requirements
 /// - Send exactly one request: never follow a redirect (return the 3xx
 ///   response), never retry, never answer an authentication challenge.
-/// - Return as soon as the response head is known, with the body as a
-///   ``ResponseBody``. Where ``TransportRequest/collectsBody`` is `true` the
-///   body may be collected whole first; then count every chunk with
-///   ``TransferControl/didReceive(byteCount:)`` before keeping it, which
-///   ends the transfer when the body outgrows its limit. A transport that
-///   streams and cannot wait for its reader counts arriving chunks too.
-/// - Report activity: ``TransferControl/didSend(_:of:)`` for request body
-///   bytes, ``TransferControl/didReceiveHead()`` for the head.
+/// - Feed a ``ResponseExchange`` with what the client reports (the head,
+///   each part of the body, the end or the failure) and return its
+///   ``ResponseExchange/response()``: it tells the transfer of the head,
+///   counts a body kept in memory against its limit, and hands the body on
+///   whole or as it arrives, as ``TransportRequest/collectsBody`` asks. A
+///   client that can wait for the reader passes each part's `whenConsumed`
+///   and reads on only after it runs; one that cannot has every part
+///   counted as it arrives.
+/// - Report request body bytes sent with ``TransferControl/didSend(_:of:)``.
 /// - Register with ``TransferControl/onAbort(_:)`` how to stop the transfer:
 ///   the transfer stage calls it for time-outs, limits and Swift task
 ///   cancellation, and classifies the failure itself.
@@ -98,8 +99,8 @@ public struct TransportRequest: Sendable {
     public let control: TransferControl
     /// Whether to hand the body over with its `gzip` or `deflate`
     /// `Content-Encoding` undone (``TransferConfiguration/decodesContent``).
-    /// A transport that decodes counts the decoded bytes with
-    /// ``TransferControl/didReceive(byteCount:)`` and marks
+    /// A transport that decodes hands the decoded bytes to its
+    /// ``ResponseExchange``, which counts them, and marks
     /// ``TransportResponse/contentDecoded``; one whose client cannot be
     /// told (`URLSession` on Linux decodes always) says so in its
     /// documentation.

@@ -3,49 +3,40 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One task's state, written on the delegate queue and read by the awaiting
-/// task.
-final class URLSessionExchange: @unchecked Sendable {
+/// What one task reports, from the session's delegate queue, fed to the
+/// task's ``ResponseExchange``; the rules `URLSession` needs beside it: a
+/// compressed answer refused at its head, a refused challenge that ends with
+/// its response, a refused certificate that is the failure whatever the task
+/// then reports.
+final class URLSessionExchange: Sendable {
     /// Encodings `URLSession` decodes by itself while leaving
     /// `Content-Encoding` in the header fields.
     private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
 
-    private typealias Machine = URLSessionExchangeStateMachine<CheckedContinuation<Received, any Error>, ResponseBodyWriter>
-
+    let exchange: ResponseExchange<HTTPURLResponse>
     let control: TransferControl
     let bodyLength: Int64
     /// Whether a head that says its body is compressed ends the exchange.
     let refusesCompressedBody: Bool
-    /// A streamed exchange's body, made here by the sending task rather than
-    /// on the delegate queue when the head arrives: the awaiting task then
-    /// reads only what it made itself, and the delegate queue reaches the
-    /// stream through its lock alone.
-    private let streamed: (body: ResponseBody, writer: ResponseBodyWriter)?
-    private let state: Locked<Machine>
+    /// A 401 or 407 challenge was refused, so the task ends with its
+    /// response, not with the cancellation it reports.
+    private let challenge = Locked(false)
 
-    init(collects: Bool, control: TransferControl, bodyLength: Int64, maximumUnreadBytes: Int?, refusesCompressedBody: Bool) {
-        self.control = control
-        self.bodyLength = bodyLength
+    init(_ request: TransportRequest, maximumUnreadBytes: Int?, refusesCompressedBody: Bool) {
+        exchange = ResponseExchange(for: request, maximumUnreadBytes: maximumUnreadBytes, makeResponse: Self.makeResponse)
+        control = request.control
+        bodyLength = request.bodyLength
         self.refusesCompressedBody = refusesCompressedBody
-        self.streamed = collects ? nil : ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
-        self.state = Locked(Machine(streamingTo: streamed?.writer))
-    }
-
-    func start(_ continuation: CheckedContinuation<Received, any Error>) {
-        state.withLock { $0.start(continuation) }
     }
 
     /// The head arrived. Returns `false` when it is refused, and the task
     /// is to be cancelled before its body is read.
     func received(_ head: HTTPURLResponse) -> Bool {
-        control.didReceiveHead()
         if refusesCompressedBody, let encoding = Self.compression(of: head) {
-            let continuation = state.withLock { $0.refused() }
-            continuation?.resume(throwing: NetworkError.invalidResponse(RefusedContentEncoding(contentEncoding: encoding)))
+            exchange.end(failure: NetworkError.invalidResponse(RefusedContentEncoding(contentEncoding: encoding)))
             return false
         }
-        let continuation = state.withLock { $0.received(head: head) }
-        if let continuation, let streamed { continuation.resume(returning: Received(head: head, body: streamed.body)) }
+        exchange.receivedHead(head)
         return true
     }
 
@@ -58,16 +49,12 @@ final class URLSessionExchange: @unchecked Sendable {
         return codings.contains(where: decodedEncodings.contains) ? encoding : nil
     }
 
+    /// Body bytes arrived. `URLSession` cannot wait for a reader, so the
+    /// exchange counts every part as it arrives: a body past its limit
+    /// stops here, and what Foundation still delivers once the transfer was
+    /// stopped is dropped.
     func received(_ data: Data) {
-        // Counted before it is kept, collected or streamed: what would pass
-        // the limit, and what Foundation still delivers once the transfer was
-        // stopped (a limit, a time-out), is dropped. A streamed body is
-        // counted as it arrives too: this transport cannot wait for its
-        // reader, so a body past its limit stops here.
-        let keep = control.didReceive(byteCount: data.count)
-        if case .yield(let writer) = state.withLock({ $0.received(data, keep: keep) }) {
-            writer.yield(data)
-        }
+        exchange.receivedBody(data)
     }
 
     func sent(_ total: Int64) {
@@ -77,32 +64,23 @@ final class URLSessionExchange: @unchecked Sendable {
     /// A 401 or 407 with a challenge: its head and body have arrived, and the
     /// challenge is refused so the task ends and the response is handed over.
     func challenged() {
-        state.withLock { $0.refusedChallenge() }
+        challenge.withLock { $0 = true }
     }
 
     /// The server's certificate was refused by the session's server-trust
-    /// evaluation; the task ends cancelled, and this is why.
+    /// evaluation: that is the failure, whatever the cancelled task reports.
     func refusedTrust(_ failure: ServerTrustFailure) {
-        state.withLock { $0.refusedTrust(failure) }
+        exchange.end(failure: NetworkError.serverTrustFailed(failure))
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
-        let failure = error.map(Self.translated)
-        switch state.withLock({ $0.completed(error: failure) { task.response as? HTTPURLResponse } }) {
-        case .finish(let writer, nil):
-            writer.finish()
-        case .finish(let writer, let failure?):
-            writer.fail(failure)
-        case .respond(let continuation, let head, let body):
-            continuation.resume(returning: Received(head: head, body: ResponseBody(body)))
-        case .respondPartially(let continuation, let head, let body, let failure):
-            // The head arrived and the body broke off.
-            continuation.resume(returning: Received(head: head, body: .partial(body, failure: failure)))
-        case .fail(let continuation, let failure):
-            continuation.resume(throwing: failure)
-        case .none:
-            break
+        let failure = challenge.current ? nil : error.map(Self.translated)
+        // A task may end without reporting its head (a refused challenge
+        // does): the task still has it.
+        if exchange.awaitsHead, let head = task.response as? HTTPURLResponse {
+            exchange.receivedHead(head)
         }
+        exchange.end(failure: failure)
     }
 
     /// Foundation on Linux reports a status line it cannot read as an
@@ -113,18 +91,10 @@ final class URLSessionExchange: @unchecked Sendable {
         return URLError(.cannotParseResponse, userInfo: [NSUnderlyingErrorKey: error])
     }
 
-    /// What the delegate queue hands over: the head and body as Foundation
-    /// gave them. They become a ``TransportResponse`` in the awaiting task, so
-    /// the serial delegate queue, which every request of the session shares,
-    /// does no more than it must.
-    struct Received: Sendable {
-        let head: HTTPURLResponse
-        let body: ResponseBody
-    }
-
-    static func makeResponse(_ received: Received) -> TransportResponse {
-        let head = received.head
-        let body = received.body
+    /// The response from the head and body as Foundation gave them, made in
+    /// the awaiting task, so the serial delegate queue, which every request
+    /// of the session shares, does no more than it must.
+    static func makeResponse(_ head: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
         var pairs: [(name: String, value: String)] = []
         // Foundation hands over a 3xx response's head but drops its body, so
         // its Content-Length no longer applies.

@@ -191,24 +191,20 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let exchange = URLSessionExchange(collects: request.collectsBody, control: request.control, bodyLength: request.bodyLength,
-                                maximumUnreadBytes: request.handsBodyToCaller ? maximumUnreadBytes : nil,
-                                refusesCompressedBody: !decodesCompressedResponses && urlRequest.httpMethod != "HEAD")
+        let exchange = URLSessionExchange(request, maximumUnreadBytes: request.handsBodyToCaller ? maximumUnreadBytes : nil,
+                                          refusesCompressedBody: !decodesCompressedResponses && urlRequest.httpMethod != "HEAD")
         delegate.register(exchange, for: task)
+        request.control.onAbort { [cancellations] in
+            // Never where the abort happens: `cancel()` waits for the
+            // session's work queue, which may be waiting for the delegate
+            // queue (a limit passed in a delegate method, see
+            // `BoundedOperationQueue`), and every thread that waits for it is
+            // one Dispatch's pool lacks.
+            cancellations.async { task.cancel() }
+        }
+        task.resume()
         do {
-            let received = try await withCheckedThrowingContinuation { continuation in
-                exchange.start(continuation)
-                request.control.onAbort { [cancellations] in
-                    // Never where the abort happens: `cancel()` waits for the
-                    // session's work queue, which may be waiting for the
-                    // delegate queue (a limit passed in a delegate method,
-                    // see `BoundedOperationQueue`), and every thread that
-                    // waits for it is one Dispatch's pool lacks.
-                    cancellations.async { task.cancel() }
-                }
-                task.resume()
-            }
-            return URLSessionExchange.makeResponse(received)
+            return try await exchange.exchange.response()
         } catch {
             throw NetworkError(transportError: error)
         }

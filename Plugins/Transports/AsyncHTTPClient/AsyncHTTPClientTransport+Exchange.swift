@@ -4,10 +4,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// One request through AsyncHTTPClient's delegate API: reports activity,
-/// hands the head over as soon as it arrives (or the whole body, when the
-/// transfer stage keeps it in memory) and the body chunk by chunk with
-/// back-pressure, its `Content-Encoding` undone when the request asks for it
+/// One request through AsyncHTTPClient's delegate API, fed to the request's
+/// ``ResponseExchange``: reports the request body's progress, hands the head
+/// and the body's parts on (a streamed part with back-pressure), its
+/// `Content-Encoding` undone when the request asks for it
 /// (``ContentDecoder``). AsyncHTTPClient calls it on the task's event loop,
 /// one call at a time.
 final class Exchange: HTTPClientResponseDelegate, Sendable {
@@ -16,13 +16,16 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// The most decoded bytes handed to a streamed body's reader at once.
     private static let decodedChunkSize = 256 << 10
 
-    private typealias Machine = AsyncHTTPClientExchangeStateMachine<
-        UnsafeContinuation<TransportResponse, any Error>, HTTPResponseHead, ByteBuffer, ResponseBodyWriter
-    >
+    /// The head as the exchange keeps it until the response is made.
+    struct Head: Sendable {
+        let head: HTTPResponseHead
+        let url: URL
+        /// Whether the body's `Content-Encoding` is undone here.
+        let decoded: Bool
+    }
 
+    /// What the client reported that the response exchange does not keep.
     private struct State: Sendable {
-        var machine: Machine
-        var delivery: Machine.Delivery<Result<TransportResponse, any Error>> = .waiting(nil)
         var sent: Int64 = 0
         /// Body bytes received, as the server sent them (before decoding).
         var received: Int64 = 0
@@ -32,7 +35,8 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     private let request: TransportRequest
-    private let state: Locked<State>
+    private let exchange: ResponseExchange<Head>
+    private let state = Locked(State())
     /// Where the request's event loop was chosen, and the slot to give back.
     private let loop: (choice: EventLoopChoice, slot: Int)?
     /// The task reading a streamed request body, if the body is one.
@@ -42,7 +46,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         self.request = request
         self.loop = loop
         self.producer = producer
-        self.state = Locked(State(machine: Machine(collects: request.collectsBody)))
+        self.exchange = ResponseExchange(for: request, makeResponse: Self.makeResponse)
     }
 
     /// The client's task ended, however it ended: a client that was shut
@@ -53,55 +57,32 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         producer?.cancel()
     }
 
-    /// Marks the request ended and says how; gives the event loop slot back
-    /// the first time.
-    private func end() -> Machine.Ending {
-        let (ending, first) = state.withLock { $0.machine.end() }
-        if first, let loop { loop.choice.release(loop.slot) }
-        return ending
+    /// Ends the exchange; gives the event loop slot back the first time.
+    private func end(failure: (any Error)?) {
+        if exchange.end(failure: failure), let loop { loop.choice.release(loop.slot) }
     }
 
     /// The response head, with the body whole or to be streamed.
-    ///
-    /// The continuation is not a checked one: the delivery state resumes it
-    /// exactly once (the first outcome wins, see
-    /// `AsyncHTTPClientExchangeStateMachine.Delivery`, whose transitions are
-    /// tested), and a checked one costs every request an allocation.
     func response() async throws -> TransportResponse {
-        try await withUnsafeThrowingContinuation { continuation in
-            if let ready = state.withLock({ $0.delivery.ask(continuation) }) { continuation.resume(with: ready) }
-        }
+        try await exchange.response()
     }
 
-    private func deliver(_ result: Result<TransportResponse, any Error>) {
-        state.withLock { $0.delivery.deliver(result) }?.resume(with: result)
-    }
-
-    private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody, decoded: Bool) -> TransportResponse {
+    private static func makeResponse(_ head: Head, body: ResponseBody) -> TransportResponse {
         // The fields in the order they arrived: a dictionary is made only if
         // one is read (every response passes here, and most are only mapped).
         var pairs: [(name: String, value: String)] = []
-        pairs.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers {
+        pairs.reserveCapacity(head.head.headers.count)
+        for (name, value) in head.head.headers {
             pairs.append((name: name, value: value))
         }
-        return TransportResponse(statusCode: Int(head.status.code), url: request.url, headerFieldPairs: pairs, body: body,
-                                 contentDecoded: decoded)
+        return TransportResponse(statusCode: Int(head.head.status.code), url: head.url, headerFieldPairs: pairs, body: body,
+                                 contentDecoded: head.decoded)
     }
 
     /// The buffer's bytes, copied in one go (`Data`'s initializer from a
     /// sequence is generic and asks at run time how to read it).
     private static func data(_ buffer: ByteBuffer) -> Data {
         buffer.withUnsafeReadableBytes { Data($0) }
-    }
-
-    private static func data(_ parts: [ByteBuffer]) -> Data {
-        guard parts.count > 1 else { return parts.first.map(data) ?? Data() }
-        var data = Data(capacity: parts.reduce(0) { $0 + $1.readableBytes })
-        for part in parts {
-            part.withUnsafeReadableBytes { data.append(contentsOf: $0) }
-        }
-        return data
     }
 
     // MARK: - HTTPClientResponseDelegate
@@ -115,19 +96,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        request.control.didReceiveHead()
         let decoder = request.decodesContent ? ContentDecoder.make(for: head, method: { self.request.method }, url: request.url) : nil
-        var body: ResponseBody?
-        let streamed = state.withLock { state in
+        state.withLock { state in
             state.head = head
             state.decoder = decoder
-            return state.machine.received(head: head) {
-                let (made, writer) = ResponseBody.makeStream()
-                body = made
-                return writer
-            }
         }
-        if streamed != nil, let body { deliver(.success(makeResponse(head, body: body, decoded: decoder != nil))) }
+        exchange.receivedHead(Head(head: head, url: request.url, decoded: decoder != nil))
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
@@ -137,17 +111,15 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             return state.decoder
         }
         if let decoder { return receive(buffer, decodingWith: decoder, on: task.eventLoop) }
-        // A collected part is counted before it is kept: past the limit the
-        // parts collected so far are let go at once (the call fails with the
-        // limit, not with them), so the body never takes more memory than
-        // its limit. A streamed one waits for its reader instead.
-        let collects = request.collectsBody
-        let keep = !collects || request.control.didReceive(byteCount: buffer.readableBytes)
-        guard case .yield(let writer) = state.withLock({ $0.machine.received(part: buffer, keep: keep) }) else {
+        // A collected part is counted before it is kept (past the limit the
+        // parts collected so far are let go at once); a streamed one waits
+        // for its reader.
+        guard !request.collectsBody else {
+            exchange.receivedBody(Self.data(buffer))
             return task.eventLoop.makeSucceededVoidFuture()
         }
         let consumed = task.eventLoop.makePromise(of: Void.self)
-        writer.yield(Self.data(buffer)) { consumed.succeed() }
+        exchange.receivedBody(Self.data(buffer)) { consumed.succeed() }
         return consumed.futureResult
     }
 
@@ -156,9 +128,9 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// streamed one hands the output on in chunks, each decoded only after
     /// the reader took the one before. A failure to decode fails the request.
     private func receive(_ buffer: ByteBuffer, decodingWith decoder: ContentDecoder, on loop: any EventLoop) -> EventLoopFuture<Void> {
-        if case .streaming(_, let writer) = state.withLock({ $0.machine.body }) {
+        guard request.collectsBody else {
             let done = loop.makePromise(of: Void.self)
-            stream(buffer, decodingWith: decoder, to: writer, done: done)
+            stream(buffer, decodingWith: decoder, done: done)
             return done.futureResult
         }
         var input = buffer
@@ -166,11 +138,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             while let slice = input.readSlice(length: min(input.readableBytes, ContentDecoder.sliceSize)), slice.readableBytes > 0 {
                 let decoded = try decoder.decode(slice)
                 guard !decoded.isEmpty else { continue }
-                let keep = request.control.didReceive(byteCount: decoded.count)
-                // Exactly the decoded size: a buffer grown by writing rounds up.
-                var part = ByteBufferAllocator().buffer(capacity: keep ? decoded.count : 0)
-                if keep { part.writeBytes(decoded) }
-                guard case .collected = state.withLock({ $0.machine.received(part: part, keep: keep) }), keep else { break }
+                guard exchange.receivedBody(decoded) else { break }
             }
             return loop.makeSucceededVoidFuture()
         } catch {
@@ -178,8 +146,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         }
     }
 
-    private func stream(_ input: ByteBuffer, decodingWith decoder: ContentDecoder, to writer: ResponseBodyWriter,
-                        done: EventLoopPromise<Void>) {
+    private func stream(_ input: ByteBuffer, decodingWith decoder: ContentDecoder, done: EventLoopPromise<Void>) {
         // A reader that stopped has its chunks dropped and let go at once:
         // decoding the rest of the part would be work for nobody.
         guard !request.control.isAborted else { return done.succeed() }
@@ -190,7 +157,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
                 chunk.append(try decoder.decode(slice))
                 if chunk.count >= Self.decodedChunkSize, input.readableBytes > 0 {
                     let rest = input
-                    writer.yield(chunk) { self.stream(rest, decodingWith: decoder, to: writer, done: done) }
+                    exchange.receivedBody(chunk) { self.stream(rest, decodingWith: decoder, done: done) }
                     return
                 }
             }
@@ -199,7 +166,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             return
         }
         guard !chunk.isEmpty else { return done.succeed() }
-        writer.yield(chunk) { done.succeed() }
+        exchange.receivedBody(chunk) { done.succeed() }
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -208,26 +175,16 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     /// The request failed with `error`: the response that ended whole
     /// stands, a streamed body fails, and a call still waiting for its head
-    /// gets the error. Only the first ending counts.
+    /// gets the error as the client named it. Only the first ending counts.
     private func fail(_ error: any Error) {
-        let (received, streamHead, decoder) = state.withLock { ($0.received, $0.head, $0.decoder) }
+        let (received, head, decoder) = state.withLock { ($0.received, $0.head, $0.decoder) }
+        guard let head else { return end(failure: error) }
         // A response that ended whole stands, though the client failed the
         // request after it (see answeredBeforeTheRequestBodyEnded).
-        let ending: (any Error)? = if Self.answeredBeforeTheRequestBodyEnded(error), let head = streamHead,
-                                      Self.isWhole(head, bytes: received) {
-            finish(decoder, received: received)
+        if Self.answeredBeforeTheRequestBodyEnded(error), Self.isWhole(head, bytes: received) {
+            end(failure: finish(decoder, received: received))
         } else {
-            failure(for: error)
-        }
-        switch end() {
-        case .streamed(let writer):
-            if let ending { writer.fail(ending) } else { writer.finish() }
-        case .collected(let head, let parts):
-            // The head arrived, and the body ended whole or broke off.
-            let body = ending.map { ResponseBody.partial(Self.data(parts), failure: $0) } ?? ResponseBody(Self.data(parts))
-            deliver(.success(makeResponse(head, body: body, decoded: decoder != nil)))
-        case .headless:
-            deliver(.failure(error))
+            end(failure: AsyncHTTPClientTransport.foundationError(for: error))
         }
     }
 
@@ -250,10 +207,6 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         return length == bytes
     }
 
-    private func failure(for error: any Error) -> any Error {
-        AsyncHTTPClientTransport.foundationError(for: error)
-    }
-
     /// Whether the decoder, if any, ends where the body did: `nil` if so,
     /// the failure if the encoded stream was cut short. An empty body has
     /// nothing to undo.
@@ -269,15 +222,6 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         let (received, decoder) = state.withLock { ($0.received, $0.decoder) }
-        let ending = finish(decoder, received: received)
-        switch end() {
-        case .streamed(let writer):
-            if let ending { writer.fail(ending) } else { writer.finish() }
-        case .collected(let head, let parts):
-            let body = ending.map { ResponseBody.partial(Self.data(parts), failure: $0) } ?? ResponseBody(Self.data(parts))
-            deliver(.success(makeResponse(head, body: body, decoded: decoder != nil)))
-        case .headless:
-            deliver(.failure(URLError(.badServerResponse)))
-        }
+        end(failure: finish(decoder, received: received))
     }
 }

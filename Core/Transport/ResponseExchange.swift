@@ -1,0 +1,163 @@
+import Foundation
+
+/// One response as a transport receives it. The transport feeds it what its
+/// client reports (the head, each part of the body, the end or a failure)
+/// and returns ``response()`` from ``Transport/send(_:)``; the exchange does
+/// the rest the same way for every transport:
+///
+/// - tells the request's ``TransferControl`` of the head, and counts a body
+///   kept in memory against its limit before keeping a part, so a body past
+///   its limit is let go at once;
+/// - answers once the head has arrived for a body the caller reads as it
+///   arrives (``TransportRequest/collectsBody`` `false`), and once the body
+///   has ended for one kept whole;
+/// - hands a body that broke off after its head over with what arrived, so
+///   the transfer stage sees how much was missing;
+/// - takes only the first end, whichever comes first, and drops what
+///   arrives after it.
+///
+/// ```swift
+/// // In a client's callbacks:
+/// exchange.receivedHead(head)                            // once
+/// exchange.receivedBody(bytes) { readNextPart() }        // each part
+/// exchange.end()                                         // or end(failure: error)
+///
+/// // In send(_:):
+/// return try await exchange.response()
+/// ```
+///
+/// Every call is safe from any thread. Generic over the client's head, which
+/// becomes a ``TransportResponse`` in the awaiting task, not in the client's
+/// callback.
+public final class ResponseExchange<Head: Sendable>: Sendable {
+    private typealias Answer = ResponseExchangeAnswer<Head>
+    private typealias Machine = ResponseExchangeStateMachine<UnsafeContinuation<Answer, any Error>, Head, ResponseBodyWriter>
+
+    private let control: TransferControl
+    private let makeResponse: @Sendable (Head, ResponseBody) -> TransportResponse
+    /// A streamed exchange's body, made with the exchange (by the sending
+    /// task), so the client's thread reaches it through the lock alone.
+    private let streamed: ResponseBody?
+    private let state: Locked<Machine>
+
+    /// Creates the exchange for one attempt at `request`.
+    /// - Parameters:
+    ///   - request: The request, for its ``TransferControl`` and whether its
+    ///     body is kept whole (``TransportRequest/collectsBody``).
+    ///   - maximumUnreadBytes: For a client that cannot wait for the reader
+    ///     of a streamed body: the most bytes left unread before the body
+    ///     fails (see ``ResponseBody/makeStream(maximumUnreadBytes:)``).
+    ///   - makeResponse: Makes the response from the client's head and the
+    ///     body; called once, in the task that awaits ``response()``.
+    public init(for request: TransportRequest, maximumUnreadBytes: Int? = nil,
+                makeResponse: @escaping @Sendable (Head, ResponseBody) -> TransportResponse) {
+        control = request.control
+        self.makeResponse = makeResponse
+        let stream = request.collectsBody ? nil : ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
+        streamed = stream?.body
+        state = Locked(Machine(streamingTo: stream?.writer))
+    }
+
+    /// The response: its head with the body streamed, or with the whole body
+    /// once it has ended.
+    ///
+    /// The continuation is not a checked one: the delivery state resumes it
+    /// exactly once (the first answer wins; its transitions are tested), and
+    /// a checked one costs every request an allocation.
+    /// - Throws: What ended the exchange before a head arrived, as the
+    ///   transport passed it to ``end(failure:)``; `URLError`
+    ///   `badServerResponse` for an end with neither head nor failure.
+    public func response() async throws -> TransportResponse {
+        let answer = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Answer, any Error>) in
+            if let ready = state.withLock({ $0.ask(continuation) }) { continuation.resume(returning: ready) }
+        }
+        return try respond(answer)
+    }
+
+    /// Whether the head has yet to arrive, and the exchange has not ended: a
+    /// client that learns of the head only at the end hands it over then.
+    public var awaitsHead: Bool {
+        state.withLock { $0.awaitsHead }
+    }
+
+    /// The head arrived. A second head, or one after the end, is ignored.
+    public func receivedHead(_ head: Head) {
+        control.didReceiveHead()
+        state.withLock { $0.received(head: head) }?.resume(returning: .streamed(head))
+    }
+
+    /// A part of the body arrived.
+    ///
+    /// A client that can wait for the reader passes `whenConsumed` and reads
+    /// the next part only after it runs: at once for a body kept whole, and
+    /// for a streamed one as ``ResponseBodyWriter/yield(_:whenConsumed:)``
+    /// says. A part given without it comes from a client that cannot wait,
+    /// and is counted against the transfer's limit as it arrives, whatever
+    /// the body's reader does.
+    /// - Returns: Whether the body kept the part: `false` past its limit,
+    ///   before the head or after the end. A client may stop decoding or
+    ///   reading then.
+    @discardableResult
+    public func receivedBody(_ part: Data, whenConsumed: (@Sendable () -> Void)? = nil) -> Bool {
+        let counts = whenConsumed == nil || streamed == nil
+        let keep = !counts || control.didReceive(byteCount: part.count)
+        switch state.withLock({ $0.received(part: part, keep: keep) }) {
+        case .collected:
+            whenConsumed?()
+            return keep
+        case .yield(let writer):
+            writer.yield(part, whenConsumed: whenConsumed)
+            return true
+        case .drop:
+            whenConsumed?()
+            return false
+        }
+    }
+
+    /// The exchange ends: every byte arrived (`failure` `nil`), or the client
+    /// failed. Only the first end counts.
+    /// - Parameter failure: Why the client failed, as it reports it: after
+    ///   the head it ends the body (see ``ResponseBodyWriter/fail(_:)``),
+    ///   before it ``response()`` throws it as it is.
+    /// - Returns: Whether this was the first end, for a client that gives
+    ///   something back once per request.
+    @discardableResult
+    public func end(failure: (any Error)? = nil) -> Bool {
+        let (action, first) = state.withLock { $0.end(failure: failure) }
+        switch action {
+        case .finish(let writer, nil):
+            writer.finish()
+        case .finish(let writer, let failure?):
+            writer.fail(failure)
+        case .answer(let caller, let answer):
+            caller.resume(returning: answer)
+        case .none:
+            break
+        }
+        return first
+    }
+
+    /// The response the answer stands for, made in the awaiting task.
+    private func respond(_ answer: Answer) throws -> TransportResponse {
+        switch answer {
+        case .streamed(let head):
+            return makeResponse(head, streamed ?? .empty)
+        case .whole(let head, let parts):
+            return makeResponse(head, ResponseBody(Self.joined(parts)))
+        case .partial(let head, let parts, let failure):
+            return makeResponse(head, .partial(Self.joined(parts), failure: failure))
+        case .failure(let failure):
+            throw failure
+        }
+    }
+
+    /// The parts as one buffer: the only part as it is, several copied once.
+    private static func joined(_ parts: [Data]) -> Data {
+        guard parts.count > 1 else { return parts.first ?? Data() }
+        var data = Data(capacity: parts.reduce(0) { $0 + $1.count })
+        for part in parts {
+            data.append(part)
+        }
+        return data
+    }
+}

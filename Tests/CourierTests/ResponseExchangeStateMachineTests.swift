@@ -1,0 +1,164 @@
+@testable import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The transitions of one response as a transport receives it, with plain
+/// values for the caller, the head and the writer: no client, no task.
+@Suite struct ResponseExchangeStateMachineTests {
+    typealias Machine = ResponseExchangeStateMachine<Int, String, String>
+
+    private static func parts(_ answer: Machine.Answer?) -> [String]? {
+        switch answer {
+        case .whole(_, let parts)?, .partial(_, let parts, _)?: parts.map { String(decoding: $0, as: UTF8.self) }
+        default: nil
+        }
+    }
+
+    @Test func aCollectedBodyReachesTheCallerWholeAtTheEnd() {
+        var machine = Machine(streamingTo: nil)
+        #expect(machine.ask(1) == nil, "nothing yet")
+        #expect(machine.received(head: "200") == nil, "the caller waits for the body")
+        guard case .collected = machine.received(part: Data("ab".utf8), keep: true),
+              case .collected = machine.received(part: Data("c".utf8), keep: true) else { Issue.record("expected collected"); return }
+        let (action, first) = machine.end(failure: nil)
+        guard case .answer(1, let answer) = action, case .whole("200", _) = answer else { Issue.record("expected the answer"); return }
+        #expect(Self.parts(answer) == ["ab", "c"])
+        #expect(first)
+        let again = machine.end(failure: URLError(.cancelled))
+        guard case .none = again.action, !again.first else { Issue.record("only the first end counts"); return }
+    }
+
+    @Test func aPartTheLimitRefusesLetsTheCollectedPartsGo() {
+        var machine = Machine(streamingTo: nil)
+        _ = machine.ask(1)
+        _ = machine.received(head: "200")
+        _ = machine.received(part: Data("abc".utf8), keep: true)
+        _ = machine.received(part: Data("d".utf8), keep: false)
+        guard case .answer(1, let answer) = machine.end(failure: URLError(.cancelled)).action,
+              case .partial("200", _, let failure) = answer else { Issue.record("expected the partial answer"); return }
+        #expect(Self.parts(answer) == [])
+        #expect((failure as? URLError)?.code == .cancelled)
+    }
+
+    @Test func aStreamedBodyAnswersAtTheHeadAndGoesThroughTheWriter() {
+        var machine = Machine(streamingTo: "writer")
+        _ = machine.ask(1)
+        #expect(machine.received(head: "200") == 1)
+        #expect(machine.received(head: "again") == nil, "one head")
+        guard case .yield("writer") = machine.received(part: Data("a".utf8), keep: true) else { Issue.record("expected yield"); return }
+        guard case .drop = machine.received(part: Data("b".utf8), keep: false) else { Issue.record("expected drop"); return }
+        guard case .finish("writer", nil) = machine.end(failure: nil).action else { Issue.record("expected the writer to finish"); return }
+        guard case .drop = machine.received(part: Data("late".utf8), keep: true) else { Issue.record("after the end: drop"); return }
+    }
+
+    @Test func aStreamedBodyThatFailsEndsItsWriterWithTheFailure() {
+        var machine = Machine(streamingTo: "writer")
+        _ = machine.received(head: "200")
+        guard case .finish("writer", let failure?) = machine.end(failure: URLError(.networkConnectionLost)).action,
+              (failure as? URLError)?.code == .networkConnectionLost else { Issue.record("expected the failure"); return }
+    }
+
+    /// A transport that refuses a head (a compressed answer nobody asked
+    /// for, a refused certificate) ends the exchange with the failure: the
+    /// caller is failed once, and what the client still reports reaches nobody.
+    @Test func anEndBeforeTheHeadFailsTheCallerAndLaterEventsReachNobody() {
+        var machine = Machine(streamingTo: "writer")
+        _ = machine.ask(1)
+        guard case .answer(1, .failure(let failure)) = machine.end(failure: URLError(.timedOut)).action,
+              (failure as? URLError)?.code == .timedOut else { Issue.record("expected the failure"); return }
+        #expect(machine.received(head: "200") == nil)
+        #expect(!machine.awaitsHead)
+        guard case .drop = machine.received(part: Data("a".utf8), keep: true) else { Issue.record("expected drop"); return }
+        guard case .none = machine.end(failure: nil).action else { Issue.record("the caller was told twice"); return }
+    }
+
+    @Test func anEndWithNeitherHeadNorFailureIsABadResponse() {
+        var machine = Machine(streamingTo: nil)
+        _ = machine.ask(1)
+        #expect(machine.awaitsHead)
+        guard case .answer(1, .failure(let failure)) = machine.end(failure: nil).action,
+              (failure as? URLError)?.code == .badServerResponse else { Issue.record("expected a bad response"); return }
+    }
+
+    @Test func bytesBeforeTheHeadAreDropped() {
+        var machine = Machine(streamingTo: nil)
+        guard case .drop = machine.received(part: Data("a".utf8), keep: true) else { Issue.record("no head: drop"); return }
+    }
+
+    /// A client may answer before the sending task asks (AsyncHTTPClient runs
+    /// the request on its event loop at once): the answer waits for it.
+    @Test func anAnswerReachesACallerWhoAsksLater() {
+        var streamed = Machine(streamingTo: "writer")
+        #expect(streamed.received(head: "200") == nil, "nobody waits yet")
+        guard case .streamed("200")? = streamed.ask(1) else { Issue.record("expected the kept answer"); return }
+
+        var collected = Machine(streamingTo: nil)
+        _ = collected.received(head: "200")
+        _ = collected.received(part: Data("ab".utf8), keep: true)
+        guard case .none = collected.end(failure: nil).action else { Issue.record("nobody to resume yet"); return }
+        let answer = collected.ask(2)
+        #expect(Self.parts(answer) == ["ab"])
+    }
+}
+
+/// ``ResponseExchange`` as a transport uses it: what it counts, whom it
+/// answers, and that a client's `whenConsumed` always runs.
+@Suite struct ResponseExchangeTests {
+    private static let url = URL(string: "http://example.com/")!
+
+    private static func makeResponse(_ head: Int, body: ResponseBody) -> TransportResponse {
+        TransportResponse(statusCode: head, url: url, headerFields: [:], body: body)
+    }
+
+    private static func request(collects: Bool, limit: Int64) -> TransportRequest {
+        let control = TransferControl(bodyLimit: ResponseTooLarge(limit: .memory, bytes: limit), progress: nil, readsInChunks: !collects)
+        return TransportRequest(urlRequest: URLRequest(url: url), collectsBody: collects, control: control)
+    }
+
+    @Test func aCollectedBodyIsCountedAgainstItsLimitBeforeItIsKept() async throws {
+        let request = Self.request(collects: true, limit: 4)
+        let exchange = ResponseExchange<Int>(for: request, makeResponse: Self.makeResponse)
+        exchange.receivedHead(200)
+        #expect(exchange.receivedBody(Data("abc".utf8)))
+        #expect(!exchange.receivedBody(Data("de".utf8)), "past the limit of 4 bytes")
+        #expect(request.control.isAborted, "the transfer stops at the limit")
+        exchange.end(failure: URLError(.cancelled))
+        let response = try await exchange.response()
+        await #expect(throws: NetworkError.self) { _ = try await response.body.collect(upTo: 100) }
+    }
+
+    @Test func aStreamedPartFromAClientThatWaitsIsNotCountedAndItsCallbackRuns() async throws {
+        let request = Self.request(collects: false, limit: 2)
+        let exchange = ResponseExchange<Int>(for: request, makeResponse: Self.makeResponse)
+        exchange.receivedHead(206)
+        let response = try await exchange.response()
+        #expect(response.statusCode == 206)
+        let consumed = Locked(0)
+        #expect(exchange.receivedBody(Data("abcd".utf8)) { consumed.withLock { $0 += 1 } })
+        #expect(!request.control.isAborted, "the reader counts a body it waits for, not the exchange")
+        exchange.end()
+        #expect(try await response.body.collect(upTo: 100) == Data("abcd".utf8))
+        #expect(consumed.current == 1)
+        // After the end a part is dropped, and its client still told to go on.
+        #expect(!exchange.receivedBody(Data("late".utf8)) { consumed.withLock { $0 += 1 } })
+        #expect(consumed.current == 2)
+    }
+
+    @Test func aStreamedPartFromAClientThatCannotWaitIsCountedAsItArrives() async throws {
+        let request = Self.request(collects: false, limit: 2)
+        let exchange = ResponseExchange<Int>(for: request, makeResponse: Self.makeResponse)
+        exchange.receivedHead(200)
+        #expect(!exchange.receivedBody(Data("abcd".utf8)))
+        #expect(request.control.isAborted)
+    }
+
+    @Test func aFailureBeforeTheHeadIsThrownAsTheClientNamedIt() async {
+        let exchange = ResponseExchange<Int>(for: Self.request(collects: true, limit: 10), makeResponse: Self.makeResponse)
+        #expect(exchange.end(failure: URLError(.cannotConnectToHost)))
+        #expect(!exchange.end(), "only the first end counts")
+        await #expect(throws: URLError.self) { _ = try await exchange.response() }
+    }
+}
