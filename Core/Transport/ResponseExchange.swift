@@ -59,7 +59,9 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
     }
 
     /// The response: its head with the body streamed, or with the whole body
-    /// once it has ended.
+    /// once it has ended. Call it once per exchange, from the task that sends
+    /// the request; a second call is a programming error and stops the
+    /// process.
     ///
     /// The continuation is not a checked one: the delivery state resumes it
     /// exactly once (the first answer wins; its transitions are tested), and
@@ -94,9 +96,11 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
     /// says. A part given without it comes from a client that cannot wait,
     /// and is counted against the transfer's limit as it arrives, whatever
     /// the body's reader does.
-    /// - Returns: Whether the body kept the part: `false` past its limit,
-    ///   before the head or after the end. A client may stop decoding or
-    ///   reading then.
+    /// - Returns: `false` when the part was refused: past the limit of a body
+    ///   kept whole or counted as it arrives, before the head, or after the
+    ///   end. A client may stop decoding or reading then. (A part handed to a
+    ///   streamed body's reader returns `true`; a reader that stopped drops
+    ///   it, and the transfer's abort handler stops the client.)
     @discardableResult
     public func receivedBody(_ part: Data, whenConsumed: (@Sendable () -> Void)? = nil) -> Bool {
         let counts = whenConsumed == nil || streamed == nil
@@ -116,14 +120,19 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
 
     /// The exchange ends: every byte arrived (`failure` `nil`), or the client
     /// failed. Only the first end counts.
-    /// - Parameter failure: Why the client failed, as it reports it: after
-    ///   the head it ends the body (see ``ResponseBodyWriter/fail(_:)``),
-    ///   before it ``response()`` throws it as it is.
-    /// - Returns: Whether this was the first end, for a client that gives
-    ///   something back once per request.
+    /// - Parameters:
+    ///   - failure: Why the client failed, as it reports it: after the head it
+    ///     ends the body (see ``ResponseBodyWriter/fail(_:)``), before it
+    ///     ``response()`` throws it as it is.
+    ///   - first: Runs for the first end only, before the caller or the
+    ///     body's reader is told: for a client that gives something back once
+    ///     per request (a connection, a slot), so the caller's next request
+    ///     finds it given back.
+    /// - Returns: Whether this was the first end.
     @discardableResult
-    public func end(failure: (any Error)? = nil) -> Bool {
-        let (action, first) = state.withLock { $0.end(failure: failure) }
+    public func end(failure: (any Error)? = nil, first: () -> Void = {}) -> Bool {
+        let (action, isFirst) = state.withLock { $0.end(failure: failure) }
+        if isFirst { first() }
         switch action {
         case .finish(let writer, nil):
             writer.finish()
@@ -134,7 +143,7 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
         case .none:
             break
         }
-        return first
+        return isFirst
     }
 
     /// The response the answer stands for, made in the awaiting task.

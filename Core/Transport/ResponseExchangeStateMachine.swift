@@ -53,9 +53,12 @@ struct ResponseExchangeStateMachine<Caller, Head, Writer> {
         case .ready(let answer):
             delivery = .delivered
             return answer
-        case .waiting, .delivered:
+        case .waiting(nil):
             delivery = .waiting(caller)
             return nil
+        case .waiting(.some), .delivered:
+            // A second caller would wait forever, or take the first one's place.
+            preconditionFailure("a ResponseExchange's response() is asked for once")
         }
     }
 

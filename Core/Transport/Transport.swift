@@ -30,14 +30,16 @@ import FoundationNetworking
 /// ## Implementation requirements
 /// - Send exactly one request: never follow a redirect (return the 3xx
 ///   response), never retry, never answer an authentication challenge.
-/// - Feed a ``ResponseExchange`` with what the client reports (the head,
-///   each part of the body, the end or the failure) and return its
+/// - Return as soon as the response head is known. A client that reports
+///   the response in callbacks feeds a ``ResponseExchange`` with them (the
+///   head, each part of the body, the end or the failure) and returns its
 ///   ``ResponseExchange/response()``: it tells the transfer of the head,
-///   counts a body kept in memory against its limit, and hands the body on
-///   whole or as it arrives, as ``TransportRequest/collectsBody`` asks. A
-///   client that can wait for the reader passes each part's `whenConsumed`
-///   and reads on only after it runs; one that cannot has every part
-///   counted as it arrives.
+///   counts a body kept in memory against its limit as it arrives, and hands
+///   the body on whole or as it arrives, as ``TransportRequest/collectsBody``
+///   asks. A client that can wait for the reader passes each part's
+///   `whenConsumed` and reads on only after it runs; one that cannot has
+///   every part counted as it arrives. A transport that answers from memory
+///   returns a whole ``ResponseBody``, whose limit the transfer stage checks.
 /// - Report request body bytes sent with ``TransferControl/didSend(_:of:)``.
 /// - Register with ``TransferControl/onAbort(_:)`` how to stop the transfer:
 ///   the transfer stage calls it for time-outs, limits and Swift task
@@ -99,8 +101,8 @@ public struct TransportRequest: Sendable {
     public let control: TransferControl
     /// Whether to hand the body over with its `gzip` or `deflate`
     /// `Content-Encoding` undone (``TransferConfiguration/decodesContent``).
-    /// A transport that decodes hands the decoded bytes to its
-    /// ``ResponseExchange``, which counts them, and marks
+    /// A transport that decodes hands the decoded bytes on (to its
+    /// ``ResponseExchange``, which counts them as it counts any body), and marks
     /// ``TransportResponse/contentDecoded``; one whose client cannot be
     /// told (`URLSession` on Linux decodes always) says so in its
     /// documentation.

@@ -127,7 +127,11 @@ import Testing
         #expect(request.control.isAborted, "the transfer stops at the limit")
         exchange.end(failure: URLError(.cancelled))
         let response = try await exchange.response()
-        await #expect(throws: NetworkError.self) { _ = try await response.body.collect(upTo: 100) }
+        // The parts kept before the limit were let go: the body holds no
+        // byte, then the failure.
+        guard case .stream(let stream) = response.body.storage else { Issue.record("expected a partial body"); return }
+        #expect(try await stream.next() == Data())
+        await #expect(throws: NetworkError.self) { _ = try await stream.next() }
     }
 
     @Test func aStreamedPartFromAClientThatWaitsIsNotCountedAndItsCallbackRuns() async throws {
@@ -160,5 +164,67 @@ import Testing
         #expect(exchange.end(failure: URLError(.cannotConnectToHost)))
         #expect(!exchange.end(), "only the first end counts")
         await #expect(throws: URLError.self) { _ = try await exchange.response() }
+    }
+}
+
+/// The rules `URLSessionTransport` keeps beside its exchange, fed as the
+/// session's delegate would feed them: no server.
+@Suite struct URLSessionExchangeTests {
+    private static let url = URL(string: "http://127.0.0.1:9/")!
+
+    private static func exchange(refusesCompressedBody: Bool = true) -> URLSessionExchange {
+        URLSessionExchange(TransportRequest(urlRequest: URLRequest(url: url)), maximumUnreadBytes: nil,
+                           refusesCompressedBody: refusesCompressedBody)
+    }
+
+    private static func head(_ status: Int, _ fields: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)!
+    }
+
+    /// A task that is never resumed: what `completed` reads of it is its
+    /// response, which it has none of.
+    private static let task = URLSession(configuration: .ephemeral).dataTask(with: url)
+
+    @Test func aRefusedChallengeEndsWithTheResponseNotTheCancellation() async throws {
+        let exchange = Self.exchange()
+        #expect(exchange.received(Self.head(401, ["WWW-Authenticate": "Basic"])))
+        exchange.received(Data("denied".utf8))
+        exchange.challenged()
+        exchange.completed(Self.task, error: URLError(.cancelled))
+        let response = try await exchange.exchange.response()
+        #expect(response.statusCode == 401)
+        #expect(try await response.body.collect(upTo: 100) == Data("denied".utf8))
+    }
+
+    @Test func aCompressedAnswerNobodyAskedForIsRefusedAtItsHead() async {
+        let exchange = Self.exchange()
+        #expect(!exchange.received(Self.head(200, ["Content-Encoding": "gzip"])), "the task is to be cancelled")
+        exchange.completed(Self.task, error: URLError(.cancelled))
+        do {
+            _ = try await exchange.exchange.response()
+            Issue.record("expected the refusal")
+        } catch {
+            guard case .invalidResponse(let cause) = error as? NetworkError else { Issue.record("got \(error)"); return }
+            #expect((cause as? RefusedContentEncoding)?.contentEncoding == "gzip")
+        }
+        #expect(Self.exchange(refusesCompressedBody: false).received(Self.head(200, ["Content-Encoding": "gzip"])))
+    }
+
+    @Test func aRefusedCertificateIsTheFailureWhateverTheTaskReports() async {
+        let exchange = Self.exchange()
+        exchange.refusedTrust(ServerTrustFailure(host: "example.com", reason: .unsupportedSetting("test")))
+        exchange.completed(Self.task, error: URLError(.cancelled))
+        do {
+            _ = try await exchange.exchange.response()
+            Issue.record("expected serverTrustFailed")
+        } catch {
+            guard case .serverTrustFailed = error as? NetworkError else { Issue.record("got \(error)"); return }
+        }
+    }
+
+    @Test func aTaskThatEndsWithNeitherHeadNorErrorIsABadResponse() async {
+        let exchange = Self.exchange()
+        exchange.completed(Self.task, error: nil)
+        await #expect(throws: URLError.self) { _ = try await exchange.exchange.response() }
     }
 }

@@ -57,9 +57,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         producer?.cancel()
     }
 
-    /// Ends the exchange; gives the event loop slot back the first time.
+    /// Ends the exchange; gives the event loop slot back the first time,
+    /// before the caller is told, so its next request finds it given back.
     private func end(failure: (any Error)?) {
-        if exchange.end(failure: failure), let loop { loop.choice.release(loop.slot) }
+        exchange.end(failure: failure) {
+            if let loop { loop.choice.release(loop.slot) }
+        }
     }
 
     /// The response head, with the body whole or to be streamed.
