@@ -2,8 +2,8 @@ import Foundation
 
 /// One response as a transport receives it. The transport feeds it what its
 /// client reports (the head, each part of the body, the end or a failure)
-/// and returns ``response()`` from ``Transport/send(_:)``; the exchange does
-/// the rest the same way for every transport:
+/// and returns ``response(_:)`` from ``Transport/send(_:)``; the exchange
+/// does the rest the same way for every transport:
 ///
 /// - tells the request's ``TransferControl`` of the head, and counts a body
 ///   kept in memory against its limit before keeping a part, so a body past
@@ -18,23 +18,23 @@ import Foundation
 ///
 /// ```swift
 /// // In a client's callbacks:
-/// exchange.receivedHead(head)                            // once
+/// head.withLock { $0 = received }                        // the transport keeps the head
+/// exchange.receivedHead()
 /// exchange.receivedBody(bytes) { readNextPart() }        // each part
 /// exchange.end()                                         // or end(failure: error)
 ///
 /// // In send(_:):
-/// return try await exchange.response()
+/// return try await exchange.response { body in
+///     TransportResponse(statusCode: ..., url: request.url, headerFields: ..., body: body)
+/// }
 /// ```
 ///
-/// Every call is safe from any thread. Generic over the client's head, which
-/// becomes a ``TransportResponse`` in the awaiting task, not in the client's
-/// callback.
-public final class ResponseExchange<Head: Sendable>: Sendable {
-    private typealias Answer = ResponseExchangeAnswer<Head>
-    private typealias Machine = ResponseExchangeStateMachine<UnsafeContinuation<Answer, any Error>, Head, ResponseBodyWriter>
+/// Every call is safe from any thread; copies of an exchange are the same
+/// exchange.
+public struct ResponseExchange: Sendable {
+    private typealias Machine = ResponseExchangeStateMachine<UnsafeContinuation<ResponseExchangeAnswer, any Error>, ResponseBodyWriter>
 
     private let control: TransferControl
-    private let makeResponse: @Sendable (Head, ResponseBody) -> TransportResponse
     /// A streamed exchange's body, made with the exchange (by the sending
     /// task), so the client's thread reaches it through the lock alone.
     private let streamed: ResponseBody?
@@ -47,33 +47,42 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
     ///   - maximumUnreadBytes: For a client that cannot wait for the reader
     ///     of a streamed body: the most bytes left unread before the body
     ///     fails (see ``ResponseBody/makeStream(maximumUnreadBytes:)``).
-    ///   - makeResponse: Makes the response from the client's head and the
-    ///     body; called once, in the task that awaits ``response()``.
-    public init(for request: TransportRequest, maximumUnreadBytes: Int? = nil,
-                makeResponse: @escaping @Sendable (Head, ResponseBody) -> TransportResponse) {
+    public init(for request: TransportRequest, maximumUnreadBytes: Int? = nil) {
         control = request.control
-        self.makeResponse = makeResponse
         let stream = request.collectsBody ? nil : ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
         streamed = stream?.body
         state = Locked(Machine(streamingTo: stream?.writer))
     }
 
-    /// The response: its head with the body streamed, or with the whole body
-    /// once it has ended. Call it once per exchange, from the task that sends
-    /// the request; a second call is a programming error and stops the
-    /// process.
+    /// Waits for the response and makes it: once the head has arrived for a
+    /// streamed body, once the body has ended for one kept whole. Call it
+    /// once per exchange, from the task that sends the request; a second
+    /// call is a programming error and stops the process.
     ///
     /// The continuation is not a checked one: the delivery state resumes it
     /// exactly once (the first answer wins; its transitions are tested), and
     /// a checked one costs every request an allocation.
+    /// - Parameter makeResponse: Makes the response from the head the
+    ///   transport kept and this body; runs in the awaiting task, not in the
+    ///   client's callback.
     /// - Throws: What ended the exchange before a head arrived, as the
-    ///   transport passed it to ``end(failure:)``; `URLError`
-    ///   `badServerResponse` for an end with neither head nor failure.
-    public func response() async throws -> TransportResponse {
-        let answer = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Answer, any Error>) in
+    ///   transport passed it to ``end(failure:first:)``; `URLError`
+    ///   `badServerResponse` for an end with neither head nor failure; what
+    ///   `makeResponse` throws.
+    public func response(_ makeResponse: (ResponseBody) throws -> TransportResponse) async throws -> TransportResponse {
+        let answer = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<ResponseExchangeAnswer, any Error>) in
             if let ready = state.withLock({ $0.ask(continuation) }) { continuation.resume(returning: ready) }
         }
-        return try respond(answer)
+        switch answer {
+        case .streamed:
+            return try makeResponse(streamed ?? .empty)
+        case .whole(let parts):
+            return try makeResponse(ResponseBody(Self.joined(parts)))
+        case .partial(let parts, let failure):
+            return try makeResponse(.partial(Self.joined(parts), failure: failure))
+        case .failure(let failure):
+            throw failure
+        }
     }
 
     /// Whether the head has yet to arrive, and the exchange has not ended: a
@@ -82,10 +91,11 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
         state.withLock { $0.awaitsHead }
     }
 
-    /// The head arrived. A second head, or one after the end, is ignored.
-    public func receivedHead(_ head: Head) {
+    /// The head arrived: keep it where ``response(_:)``'s closure will find
+    /// it first. A second head, or one after the end, is ignored.
+    public func receivedHead() {
         control.didReceiveHead()
-        state.withLock { $0.received(head: head) }?.resume(returning: .streamed(head))
+        state.withLock { $0.receivedHead() }?.resume(returning: .streamed)
     }
 
     /// A part of the body arrived.
@@ -144,20 +154,6 @@ public final class ResponseExchange<Head: Sendable>: Sendable {
             break
         }
         return isFirst
-    }
-
-    /// The response the answer stands for, made in the awaiting task.
-    private func respond(_ answer: Answer) throws -> TransportResponse {
-        switch answer {
-        case .streamed(let head):
-            return makeResponse(head, streamed ?? .empty)
-        case .whole(let head, let parts):
-            return makeResponse(head, ResponseBody(Self.joined(parts)))
-        case .partial(let head, let parts, let failure):
-            return makeResponse(head, .partial(Self.joined(parts), failure: failure))
-        case .failure(let failure):
-            throw failure
-        }
     }
 
     /// The parts as one buffer: the only part as it is, several copied once.

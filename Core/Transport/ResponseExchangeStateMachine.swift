@@ -3,8 +3,9 @@ import Foundation
 /// The life of one response as a transport receives it: an enum for the
 /// body and one for handing the answer to the awaiting caller, whose
 /// transitions return what to do. ``ResponseExchange`` runs them under its
-/// lock and acts outside it. Generic over the caller, the head and the
-/// writer, so the transitions are tested without a client or a task.
+/// lock and acts outside it. Generic over the caller and the writer, so the
+/// transitions are tested without a client or a task. The head itself stays
+/// with the transport, which makes the response from it.
 ///
 /// ```
 /// body:     waitingForHead ──head, collected──▶ collecting(parts) ──end──▶ ended
@@ -14,20 +15,20 @@ import Foundation
 /// delivery: waiting(caller?) ──deliver──▶ delivered
 ///                 └──deliver, nobody asked yet──▶ ready(answer) ──ask──▶ delivered
 /// ```
-struct ResponseExchangeStateMachine<Caller, Head, Writer> {
+struct ResponseExchangeStateMachine<Caller, Writer> {
     enum Body {
         case waitingForHead
         /// The transfer stage keeps the body in memory: its parts, joined
         /// once at the end (a buffer grown by appending copies itself as it
         /// doubles).
-        case collecting(Head, parts: [Data])
+        case collecting(parts: [Data])
         /// The caller has the head; the body goes to it through the writer.
         case streaming(Writer)
         /// The exchange ended, and whoever waited was told or will be.
         case ended
     }
 
-    typealias Answer = ResponseExchangeAnswer<Head>
+    typealias Answer = ResponseExchangeAnswer
 
     enum Delivery {
         case waiting(Caller?)
@@ -85,17 +86,17 @@ struct ResponseExchangeStateMachine<Caller, Head, Writer> {
         return false
     }
 
-    /// The head arrived. Returns the caller to resume now with the streamed
-    /// head, or `nil` (a collected body is answered at the end; a second
+    /// The head arrived. Returns the caller to resume now, for a streamed
+    /// body, or `nil` (a collected body is answered at the end; a second
     /// head, or one after the end, is ignored).
-    mutating func received(head: Head) -> Caller? {
+    mutating func receivedHead() -> Caller? {
         guard case .waitingForHead = body else { return nil }
         guard let writer else {
-            body = .collecting(head, parts: [])
+            body = .collecting(parts: [])
             return nil
         }
         body = .streaming(writer)
-        return deliver(.streamed(head))
+        return deliver(.streamed)
     }
 
     enum PartAction {
@@ -112,10 +113,10 @@ struct ResponseExchangeStateMachine<Caller, Head, Writer> {
     /// let go at once (the call fails with the limit, not with them).
     mutating func received(part: Data, keep: Bool) -> PartAction {
         switch body {
-        case .collecting(let head, var parts):
+        case .collecting(var parts):
             body = .ended  // the enum lets go of the parts, so appending copies nothing
             if keep { parts.append(part) } else { parts = [] }
-            body = .collecting(head, parts: parts)
+            body = .collecting(parts: parts)
             return .collected
         case .streaming(let writer):
             return keep ? .yield(writer) : .drop
@@ -143,8 +144,8 @@ struct ResponseExchangeStateMachine<Caller, Head, Writer> {
         switch previous {
         case .streaming(let writer):
             return (.finish(writer, failure: failure), true)
-        case .collecting(let head, let parts):
-            answer = failure.map { .partial(head, parts: parts, failure: $0) } ?? .whole(head, parts: parts)
+        case .collecting(let parts):
+            answer = failure.map { .partial(parts: parts, failure: $0) } ?? .whole(parts: parts)
         case .waitingForHead:
             answer = .failure(failure ?? URLError(.badServerResponse))
         case .ended:
@@ -154,19 +155,19 @@ struct ResponseExchangeStateMachine<Caller, Head, Writer> {
     }
 }
 
-/// What the caller of a ``ResponseExchange`` is answered with.
-enum ResponseExchangeAnswer<Head> {
-    /// The head, with the body streamed through the writer.
-    case streamed(Head)
-    /// The head and the whole body.
-    case whole(Head, parts: [Data])
-    /// The head and the body that arrived before `failure` broke it off.
-    case partial(Head, parts: [Data], failure: any Error)
+/// What the caller of a ``ResponseExchange`` is answered with; the head is
+/// the transport's.
+enum ResponseExchangeAnswer: Sendable {
+    /// The head arrived; the body is streamed through the writer.
+    case streamed
+    /// The whole body.
+    case whole(parts: [Data])
+    /// The body that arrived before `failure` broke it off.
+    case partial(parts: [Data], failure: any Error)
     /// No head: the failure.
     case failure(any Error)
 }
 
-extension ResponseExchangeAnswer: Sendable where Head: Sendable {}
-extension ResponseExchangeStateMachine: Sendable where Caller: Sendable, Head: Sendable, Writer: Sendable {}
-extension ResponseExchangeStateMachine.Body: Sendable where Caller: Sendable, Head: Sendable, Writer: Sendable {}
-extension ResponseExchangeStateMachine.Delivery: Sendable where Caller: Sendable, Head: Sendable, Writer: Sendable {}
+extension ResponseExchangeStateMachine: Sendable where Caller: Sendable, Writer: Sendable {}
+extension ResponseExchangeStateMachine.Body: Sendable where Caller: Sendable, Writer: Sendable {}
+extension ResponseExchangeStateMachine.Delivery: Sendable where Caller: Sendable, Writer: Sendable {}

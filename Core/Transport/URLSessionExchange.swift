@@ -13,17 +13,23 @@ final class URLSessionExchange: Sendable {
     /// `Content-Encoding` in the header fields.
     private static let decodedEncodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd"]
 
-    let exchange: ResponseExchange<HTTPURLResponse>
+    /// What the task reported that the exchange leaves to its transport.
+    private struct Reported: Sendable {
+        var head: HTTPURLResponse?
+        /// A 401 or 407 challenge was refused, so the task ends with its
+        /// response, not with the cancellation it reports.
+        var challenged = false
+    }
+
+    let exchange: ResponseExchange
     let control: TransferControl
     let bodyLength: Int64
     /// Whether a head that says its body is compressed ends the exchange.
     let refusesCompressedBody: Bool
-    /// A 401 or 407 challenge was refused, so the task ends with its
-    /// response, not with the cancellation it reports.
-    private let challenge = Locked(false)
+    private let reported = Locked(Reported())
 
     init(_ request: TransportRequest, maximumUnreadBytes: Int?, refusesCompressedBody: Bool) {
-        exchange = ResponseExchange(for: request, maximumUnreadBytes: maximumUnreadBytes, makeResponse: Self.makeResponse)
+        exchange = ResponseExchange(for: request, maximumUnreadBytes: maximumUnreadBytes)
         control = request.control
         bodyLength = request.bodyLength
         self.refusesCompressedBody = refusesCompressedBody
@@ -36,8 +42,17 @@ final class URLSessionExchange: Sendable {
             exchange.end(failure: NetworkError.invalidResponse(RefusedContentEncoding(contentEncoding: encoding)))
             return false
         }
-        exchange.receivedHead(head)
+        reported.withLock { $0.head = head }
+        exchange.receivedHead()
         return true
+    }
+
+    /// The response, from the head and body as Foundation gave them.
+    func response() async throws -> TransportResponse {
+        try await exchange.response { body in
+            guard let head = reported.withLock({ $0.head }) else { throw URLError(.badServerResponse) }
+            return Self.makeResponse(head, body: body)
+        }
     }
 
     /// The head's `Content-Encoding` when it names one that `URLSession`
@@ -64,7 +79,7 @@ final class URLSessionExchange: Sendable {
     /// A 401 or 407 with a challenge: its head and body have arrived, and the
     /// challenge is refused so the task ends and the response is handed over.
     func challenged() {
-        challenge.withLock { $0 = true }
+        reported.withLock { $0.challenged = true }
     }
 
     /// The server's certificate was refused by the session's server-trust
@@ -74,13 +89,14 @@ final class URLSessionExchange: Sendable {
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
-        let failure = challenge.current ? nil : error.map(Self.translated)
+        let challenged = reported.withLock { $0.challenged }
         // A task may end without reporting its head (a refused challenge
         // does): the task still has it.
         if exchange.awaitsHead, let head = task.response as? HTTPURLResponse {
-            exchange.receivedHead(head)
+            reported.withLock { $0.head = head }
+            exchange.receivedHead()
         }
-        exchange.end(failure: failure)
+        exchange.end(failure: challenged ? nil : error.map(Self.translated))
     }
 
     /// Foundation on Linux reports a status line it cannot read as an
@@ -94,7 +110,7 @@ final class URLSessionExchange: Sendable {
     /// The response from the head and body as Foundation gave them, made in
     /// the awaiting task, so the serial delegate queue, which every request
     /// of the session shares, does no more than it must.
-    static func makeResponse(_ head: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
+    private static func makeResponse(_ head: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
         var pairs: [(name: String, value: String)] = []
         // Foundation hands over a 3xx response's head but drops its body, so
         // its Content-Length no longer applies.

@@ -204,7 +204,7 @@ public final class URLSessionTransport: Transport {
         }
         task.resume()
         do {
-            return try await exchange.exchange.response()
+            return try await exchange.response()
         } catch {
             throw NetworkError(transportError: error)
         }

@@ -6,13 +6,13 @@ import FoundationNetworking
 import Testing
 
 /// The transitions of one response as a transport receives it, with plain
-/// values for the caller, the head and the writer: no client, no task.
+/// values for the caller and the writer: no client, no task.
 @Suite struct ResponseExchangeStateMachineTests {
-    typealias Machine = ResponseExchangeStateMachine<Int, String, String>
+    typealias Machine = ResponseExchangeStateMachine<Int, String>
 
     private static func parts(_ answer: Machine.Answer?) -> [String]? {
         switch answer {
-        case .whole(_, let parts)?, .partial(_, let parts, _)?: parts.map { String(decoding: $0, as: UTF8.self) }
+        case .whole(let parts)?, .partial(let parts, _)?: parts.map { String(decoding: $0, as: UTF8.self) }
         default: nil
         }
     }
@@ -20,11 +20,11 @@ import Testing
     @Test func aCollectedBodyReachesTheCallerWholeAtTheEnd() {
         var machine = Machine(streamingTo: nil)
         #expect(machine.ask(1) == nil, "nothing yet")
-        #expect(machine.received(head: "200") == nil, "the caller waits for the body")
+        #expect(machine.receivedHead() == nil, "the caller waits for the body")
         guard case .collected = machine.received(part: Data("ab".utf8), keep: true),
               case .collected = machine.received(part: Data("c".utf8), keep: true) else { Issue.record("expected collected"); return }
         let (action, first) = machine.end(failure: nil)
-        guard case .answer(1, let answer) = action, case .whole("200", _) = answer else { Issue.record("expected the answer"); return }
+        guard case .answer(1, let answer) = action, case .whole = answer else { Issue.record("expected the answer"); return }
         #expect(Self.parts(answer) == ["ab", "c"])
         #expect(first)
         let again = machine.end(failure: URLError(.cancelled))
@@ -34,11 +34,11 @@ import Testing
     @Test func aPartTheLimitRefusesLetsTheCollectedPartsGo() {
         var machine = Machine(streamingTo: nil)
         _ = machine.ask(1)
-        _ = machine.received(head: "200")
+        _ = machine.receivedHead()
         _ = machine.received(part: Data("abc".utf8), keep: true)
         _ = machine.received(part: Data("d".utf8), keep: false)
         guard case .answer(1, let answer) = machine.end(failure: URLError(.cancelled)).action,
-              case .partial("200", _, let failure) = answer else { Issue.record("expected the partial answer"); return }
+              case .partial(_, let failure) = answer else { Issue.record("expected the partial answer"); return }
         #expect(Self.parts(answer) == [])
         #expect((failure as? URLError)?.code == .cancelled)
     }
@@ -46,8 +46,8 @@ import Testing
     @Test func aStreamedBodyAnswersAtTheHeadAndGoesThroughTheWriter() {
         var machine = Machine(streamingTo: "writer")
         _ = machine.ask(1)
-        #expect(machine.received(head: "200") == 1)
-        #expect(machine.received(head: "again") == nil, "one head")
+        #expect(machine.receivedHead() == 1)
+        #expect(machine.receivedHead() == nil, "one head")
         guard case .yield("writer") = machine.received(part: Data("a".utf8), keep: true) else { Issue.record("expected yield"); return }
         guard case .drop = machine.received(part: Data("b".utf8), keep: false) else { Issue.record("expected drop"); return }
         guard case .finish("writer", nil) = machine.end(failure: nil).action else { Issue.record("expected the writer to finish"); return }
@@ -56,7 +56,7 @@ import Testing
 
     @Test func aStreamedBodyThatFailsEndsItsWriterWithTheFailure() {
         var machine = Machine(streamingTo: "writer")
-        _ = machine.received(head: "200")
+        _ = machine.receivedHead()
         guard case .finish("writer", let failure?) = machine.end(failure: URLError(.networkConnectionLost)).action,
               (failure as? URLError)?.code == .networkConnectionLost else { Issue.record("expected the failure"); return }
     }
@@ -69,7 +69,7 @@ import Testing
         _ = machine.ask(1)
         guard case .answer(1, .failure(let failure)) = machine.end(failure: URLError(.timedOut)).action,
               (failure as? URLError)?.code == .timedOut else { Issue.record("expected the failure"); return }
-        #expect(machine.received(head: "200") == nil)
+        #expect(machine.receivedHead() == nil)
         #expect(!machine.awaitsHead)
         guard case .drop = machine.received(part: Data("a".utf8), keep: true) else { Issue.record("expected drop"); return }
         guard case .none = machine.end(failure: nil).action else { Issue.record("the caller was told twice"); return }
@@ -92,11 +92,11 @@ import Testing
     /// the request on its event loop at once): the answer waits for it.
     @Test func anAnswerReachesACallerWhoAsksLater() {
         var streamed = Machine(streamingTo: "writer")
-        #expect(streamed.received(head: "200") == nil, "nobody waits yet")
-        guard case .streamed("200")? = streamed.ask(1) else { Issue.record("expected the kept answer"); return }
+        #expect(streamed.receivedHead() == nil, "nobody waits yet")
+        guard case .streamed? = streamed.ask(1) else { Issue.record("expected the kept answer"); return }
 
         var collected = Machine(streamingTo: nil)
-        _ = collected.received(head: "200")
+        _ = collected.receivedHead()
         _ = collected.received(part: Data("ab".utf8), keep: true)
         guard case .none = collected.end(failure: nil).action else { Issue.record("nobody to resume yet"); return }
         let answer = collected.ask(2)
@@ -109,8 +109,8 @@ import Testing
 @Suite struct ResponseExchangeTests {
     private static let url = URL(string: "http://example.com/")!
 
-    private static func makeResponse(_ head: Int, body: ResponseBody) -> TransportResponse {
-        TransportResponse(statusCode: head, url: url, headerFields: [:], body: body)
+    private static func response(of exchange: ResponseExchange, status: Int) async throws -> TransportResponse {
+        try await exchange.response { body in TransportResponse(statusCode: status, url: url, headerFields: [:], body: body) }
     }
 
     private static func request(collects: Bool, limit: Int64) -> TransportRequest {
@@ -120,13 +120,13 @@ import Testing
 
     @Test func aCollectedBodyIsCountedAgainstItsLimitBeforeItIsKept() async throws {
         let request = Self.request(collects: true, limit: 4)
-        let exchange = ResponseExchange<Int>(for: request, makeResponse: Self.makeResponse)
-        exchange.receivedHead(200)
+        let exchange = ResponseExchange(for: request)
+        exchange.receivedHead()
         #expect(exchange.receivedBody(Data("abc".utf8)))
         #expect(!exchange.receivedBody(Data("de".utf8)), "past the limit of 4 bytes")
         #expect(request.control.isAborted, "the transfer stops at the limit")
         exchange.end(failure: URLError(.cancelled))
-        let response = try await exchange.response()
+        let response = try await Self.response(of: exchange, status: 200)
         // The parts kept before the limit were let go: the body holds no
         // byte, then the failure.
         guard case .stream(let stream) = response.body.storage else { Issue.record("expected a partial body"); return }
@@ -136,9 +136,9 @@ import Testing
 
     @Test func aStreamedPartFromAClientThatWaitsIsNotCountedAndItsCallbackRuns() async throws {
         let request = Self.request(collects: false, limit: 2)
-        let exchange = ResponseExchange<Int>(for: request, makeResponse: Self.makeResponse)
-        exchange.receivedHead(206)
-        let response = try await exchange.response()
+        let exchange = ResponseExchange(for: request)
+        exchange.receivedHead()
+        let response = try await Self.response(of: exchange, status: 206)
         #expect(response.statusCode == 206)
         let consumed = Locked(0)
         #expect(exchange.receivedBody(Data("abcd".utf8)) { consumed.withLock { $0 += 1 } })
@@ -153,17 +153,17 @@ import Testing
 
     @Test func aStreamedPartFromAClientThatCannotWaitIsCountedAsItArrives() async throws {
         let request = Self.request(collects: false, limit: 2)
-        let exchange = ResponseExchange<Int>(for: request, makeResponse: Self.makeResponse)
-        exchange.receivedHead(200)
+        let exchange = ResponseExchange(for: request)
+        exchange.receivedHead()
         #expect(!exchange.receivedBody(Data("abcd".utf8)))
         #expect(request.control.isAborted)
     }
 
     @Test func aFailureBeforeTheHeadIsThrownAsTheClientNamedIt() async {
-        let exchange = ResponseExchange<Int>(for: Self.request(collects: true, limit: 10), makeResponse: Self.makeResponse)
+        let exchange = ResponseExchange(for: Self.request(collects: true, limit: 10))
         #expect(exchange.end(failure: URLError(.cannotConnectToHost)))
         #expect(!exchange.end(), "only the first end counts")
-        await #expect(throws: URLError.self) { _ = try await exchange.response() }
+        await #expect(throws: URLError.self) { _ = try await Self.response(of: exchange, status: 200) }
     }
 }
 
@@ -191,7 +191,7 @@ import Testing
         exchange.received(Data("denied".utf8))
         exchange.challenged()
         exchange.completed(Self.task, error: URLError(.cancelled))
-        let response = try await exchange.exchange.response()
+        let response = try await exchange.response()
         #expect(response.statusCode == 401)
         #expect(try await response.body.collect(upTo: 100) == Data("denied".utf8))
     }
@@ -201,7 +201,7 @@ import Testing
         #expect(!exchange.received(Self.head(200, ["Content-Encoding": "gzip"])), "the task is to be cancelled")
         exchange.completed(Self.task, error: URLError(.cancelled))
         do {
-            _ = try await exchange.exchange.response()
+            _ = try await exchange.response()
             Issue.record("expected the refusal")
         } catch {
             guard case .invalidResponse(let cause) = error as? NetworkError else { Issue.record("got \(error)"); return }
@@ -215,7 +215,7 @@ import Testing
         exchange.refusedTrust(ServerTrustFailure(host: "example.com", reason: .unsupportedSetting("test")))
         exchange.completed(Self.task, error: URLError(.cancelled))
         do {
-            _ = try await exchange.exchange.response()
+            _ = try await exchange.response()
             Issue.record("expected serverTrustFailed")
         } catch {
             guard case .serverTrustFailed = error as? NetworkError else { Issue.record("got \(error)"); return }
@@ -225,6 +225,6 @@ import Testing
     @Test func aTaskThatEndsWithNeitherHeadNorErrorIsABadResponse() async {
         let exchange = Self.exchange()
         exchange.completed(Self.task, error: nil)
-        await #expect(throws: URLError.self) { _ = try await exchange.exchange.response() }
+        await #expect(throws: URLError.self) { _ = try await exchange.response() }
     }
 }

@@ -16,14 +16,6 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// The most decoded bytes handed to a streamed body's reader at once.
     private static let decodedChunkSize = 256 << 10
 
-    /// The head as the exchange keeps it until the response is made.
-    struct Head: Sendable {
-        let head: HTTPResponseHead
-        let url: URL
-        /// Whether the body's `Content-Encoding` is undone here.
-        let decoded: Bool
-    }
-
     /// What the client reported that the response exchange does not keep.
     private struct State: Sendable {
         var sent: Int64 = 0
@@ -35,7 +27,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     private let request: TransportRequest
-    private let exchange: ResponseExchange<Head>
+    private let exchange: ResponseExchange
     private let state = Locked(State())
     /// Where the request's event loop was chosen, and the slot to give back.
     private let loop: (choice: EventLoopChoice, slot: Int)?
@@ -46,7 +38,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         self.request = request
         self.loop = loop
         self.producer = producer
-        self.exchange = ResponseExchange(for: request, makeResponse: Self.makeResponse)
+        self.exchange = ResponseExchange(for: request)
     }
 
     /// The client's task ended, however it ended: a client that was shut
@@ -67,19 +59,23 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     /// The response head, with the body whole or to be streamed.
     func response() async throws -> TransportResponse {
-        try await exchange.response()
+        try await exchange.response { body in
+            let (head, decoded) = state.withLock { ($0.head, $0.decoder != nil) }
+            guard let head else { throw URLError(.badServerResponse) }
+            return makeResponse(head, body: body, decoded: decoded)
+        }
     }
 
-    private static func makeResponse(_ head: Head, body: ResponseBody) -> TransportResponse {
+    private func makeResponse(_ head: HTTPResponseHead, body: ResponseBody, decoded: Bool) -> TransportResponse {
         // The fields in the order they arrived: a dictionary is made only if
         // one is read (every response passes here, and most are only mapped).
         var pairs: [(name: String, value: String)] = []
-        pairs.reserveCapacity(head.head.headers.count)
-        for (name, value) in head.head.headers {
+        pairs.reserveCapacity(head.headers.count)
+        for (name, value) in head.headers {
             pairs.append((name: name, value: value))
         }
-        return TransportResponse(statusCode: Int(head.head.status.code), url: head.url, headerFieldPairs: pairs, body: body,
-                                 contentDecoded: head.decoded)
+        return TransportResponse(statusCode: Int(head.status.code), url: request.url, headerFieldPairs: pairs, body: body,
+                                 contentDecoded: decoded)
     }
 
     /// The buffer's bytes, copied in one go (`Data`'s initializer from a
@@ -104,7 +100,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             state.head = head
             state.decoder = decoder
         }
-        exchange.receivedHead(Head(head: head, url: request.url, decoded: decoder != nil))
+        exchange.receivedHead()
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
