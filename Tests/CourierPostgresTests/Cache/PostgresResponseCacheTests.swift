@@ -30,13 +30,17 @@ func cacheWithRoom(for count: Int, on storage: PostgresStorage)
     let clock = TestClock()
     let body = String(repeating: "x", count: 1_000)
     let one = entry(body, key: "k0").cost
-    let configuration = PostgresResponseCache.Configuration(sizeLimit: one * count, timeout: .seconds(5), clock: { clock.date })
+    let configuration = PostgresResponseCache.Configuration(sizeLimit: one * count, timeout: .seconds(5), writeTimeout: .seconds(60),
+                                                            clock: { clock.date })
     return (PostgresResponseCache(storage: storage, configuration: configuration), clock, body, one)
 }
 
 /// Time-outs far beyond any query here, so a busy machine cannot turn a
-/// hit into a miss (the outage test measures the short ones).
-let patient = PostgresResponseCache.Configuration(timeout: .seconds(5))
+/// hit into a miss, nor drop a write (the outage test measures the short
+/// ones). The first write also creates the table: under the thread
+/// sanitizer it once took longer than the default 2 s write time-out, and
+/// the entry it carried was never stored.
+let patient = PostgresResponseCache.Configuration(timeout: .seconds(5), writeTimeout: .seconds(60))
 
 extension PostgresTests {
     @Suite
