@@ -17,15 +17,19 @@ import Foundation
 ///   arrives after it.
 ///
 /// ```swift
-/// // In a client's callbacks:
-/// head.withLock { $0 = received }                        // the transport keeps the head
+/// let exchange = ResponseExchange(for: request)
+/// let head = Locked<(status: Int, fields: [String: String])?>(nil)
+///
+/// // In the client's callbacks:
+/// head.withLock { $0 = (status, fields) }            // the head is kept first
 /// exchange.receivedHead()
-/// exchange.receivedBody(bytes) { readNextPart() }        // each part
-/// exchange.end()                                         // or end(failure: error)
+/// exchange.receivedBody(bytes) { readNextPart() }    // each part
+/// exchange.end()                                     // or exchange.end(failure: error)
 ///
 /// // In send(_:):
 /// return try await exchange.response { body in
-///     TransportResponse(statusCode: ..., url: request.url, headerFields: ..., body: body)
+///     guard let kept = head.current else { throw URLError(.badServerResponse) }
+///     return TransportResponse(statusCode: kept.status, url: request.url, headerFields: kept.fields, body: body)
 /// }
 /// ```
 ///
@@ -133,7 +137,7 @@ public struct ResponseExchange: Sendable {
     /// - Parameters:
     ///   - failure: Why the client failed, as it reports it: after the head it
     ///     ends the body (see ``ResponseBodyWriter/fail(_:)``), before it
-    ///     ``response()`` throws it as it is.
+    ///     ``response(_:)`` throws it as it is.
     ///   - first: Runs for the first end only, before the caller or the
     ///     body's reader is told: for a client that gives something back once
     ///     per request (a connection, a slot), so the caller's next request

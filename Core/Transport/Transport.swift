@@ -33,7 +33,7 @@ import FoundationNetworking
 /// - Return as soon as the response head is known. A client that reports
 ///   the response in callbacks feeds a ``ResponseExchange`` with them (the
 ///   head, each part of the body, the end or the failure) and returns its
-///   ``ResponseExchange/response()``: it tells the transfer of the head,
+///   ``ResponseExchange/response(_:)``: it tells the transfer of the head,
 ///   counts a body kept in memory against its limit as it arrives, and hands
 ///   the body on whole or as it arrives, as ``TransportRequest/collectsBody``
 ///   asks. A client that can wait for the reader passes each part's
