@@ -123,7 +123,7 @@ public struct ResponseBodyWriter: Sendable {
 /// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
 /// outside it.
 final class ResponseBodyStream: Sendable {
-    private typealias Machine = ResponseBodyStateMachine<UnsafeContinuation<Data?, any Error>>
+    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Data?, any Error>>
 
     private struct State: Sendable {
         var machine: Machine
@@ -204,18 +204,12 @@ final class ResponseBodyStream: Sendable {
 
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
-    ///
-    /// The continuation is not a checked one: the state machine hands a
-    /// waiting reader out exactly once (to the chunk, the end or the stop
-    /// that resumes it; its transitions are tested), and a checked one costs
-    /// every wait an allocation, that is, every chunk of a body that arrives
-    /// slower than it is read.
     func next() async throws(NetworkError) -> Data? {
         if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
             return try ready.get()
         }
         do {
-            return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 guard let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: continuation) })) else { return }
                 continuation.resume(with: ready.mapError { $0 as any Error })
             }
