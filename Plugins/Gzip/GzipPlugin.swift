@@ -105,10 +105,10 @@ public struct GzipPlugin: Plugin {
     /// (HEAD, 204, 304) describes the resource and is left as it is.
     private func decodingStream(_ head: Response, encodings: [String], context: RequestContext) -> Response {
         guard head.request?.httpMethod != "HEAD", head.statusCode != 204, head.statusCode != 304 else { return head }
-        context.decodeStream(with: StreamingDecompression(
-            encodings: encodings, limit: configuration.maximumDecompressedSize,
-            url: Self.describe(head.response?.url ?? head.request?.url)
-        ))
+        let url = Self.describe(head.response?.url ?? head.request?.url)
+        context.decodeStream(with: StreamingDecompression(encodings: encodings, limit: configuration.maximumDecompressedSize) {
+            .plugin("GzipPlugin", Failure.decompressionFailed(encoding: $0, url: url, $1))
+        })
         return head.replacing(response: Self.withoutEncoding(head.response, length: nil))
     }
 

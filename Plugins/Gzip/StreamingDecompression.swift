@@ -1,10 +1,14 @@
 import Courier
 import Foundation
 
-/// Undoes a streamed body's gzip and deflate layers as it arrives, each
-/// layer within the plugin's decompressed-size limit: what ``GzipPlugin``
-/// registers with `RequestContext.decodeStream(with:)`.
-final class StreamingDecompression: StreamedBodyDecoder, @unchecked Sendable {
+/// Undoes a body's gzip and deflate layers as it arrives, each layer within a
+/// limit on its output: the one streaming decoder of Courier's content
+/// encodings. ``GzipPlugin`` registers it for a streamed call with
+/// `RequestContext.decodeStream(with:)`; `AsyncHTTPClientTransport` decodes
+/// the bodies it is asked to decode (`TransferConfiguration.decodesContent`)
+/// with it, a slice at a time, so each slice's output is counted before the
+/// next is decoded.
+package final class StreamingDecompression: StreamedBodyDecoder, @unchecked Sendable {
     /// One layer of the encoding, outermost first.
     private struct Layer {
         let encoding: String
@@ -15,18 +19,19 @@ final class StreamingDecompression: StreamedBodyDecoder, @unchecked Sendable {
     // that safe to rely on, and is what the `@unchecked` above stands for.
     private let lock = NSLock()
     private let layers: [Layer]
-    private let url: String
+    private let failure: @Sendable (_ encoding: String, Gzip.Error) -> NetworkError
 
     /// Decodes `encodings`, in the order they must be undone, each to at most
-    /// `limit` bytes; `url` names the response in errors.
-    init(encodings: [String], limit: Int, url: String) {
+    /// `limit` bytes; `failure` names what went wrong with one of them, as
+    /// its user reports it.
+    package init(encodings: [String], limit: Int, failure: @escaping @Sendable (_ encoding: String, Gzip.Error) -> NetworkError) {
         layers = encodings.map { encoding in
             Layer(encoding: encoding, decompressor: GzipDecompressor(format: encoding == "deflate" ? nil : .gzip, limit: limit))
         }
-        self.url = url
+        self.failure = failure
     }
 
-    func decode(_ chunk: Data) throws(NetworkError) -> Data {
+    package func decode(_ chunk: Data) throws(NetworkError) -> Data {
         lock.lock()
         defer { lock.unlock() }
         var bytes = chunk
@@ -36,7 +41,7 @@ final class StreamingDecompression: StreamedBodyDecoder, @unchecked Sendable {
         return bytes
     }
 
-    func finish() throws(NetworkError) -> Data {
+    package func finish() throws(NetworkError) -> Data {
         lock.lock()
         defer { lock.unlock() }
         var bytes = Data()
@@ -45,7 +50,7 @@ final class StreamingDecompression: StreamedBodyDecoder, @unchecked Sendable {
             do {
                 try layer.decompressor.finish()
             } catch {
-                throw failure(error, in: layer)
+                throw failure(layer.encoding, error)
             }
         }
         return bytes
@@ -56,11 +61,7 @@ final class StreamingDecompression: StreamedBodyDecoder, @unchecked Sendable {
         do {
             return try layer.decompressor.decompress(bytes)
         } catch {
-            throw failure(error, in: layer)
+            throw failure(layer.encoding, error)
         }
-    }
-
-    private func failure(_ error: Gzip.Error, in layer: Layer) -> NetworkError {
-        .plugin("GzipPlugin", GzipPlugin.Failure.decompressionFailed(encoding: layer.encoding, url: url, error))
     }
 }

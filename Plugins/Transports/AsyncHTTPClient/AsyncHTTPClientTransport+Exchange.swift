@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Courier
+import CourierGzip
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -7,14 +8,19 @@ import NIOHTTP1
 /// One request through AsyncHTTPClient's delegate API, fed to the request's
 /// ``ResponseExchange``: reports the request body's progress, hands the head
 /// and the body's parts on (a streamed part with back-pressure), its
-/// `Content-Encoding` undone when the request asks for it
-/// (``ContentDecoder``). AsyncHTTPClient calls it on the task's event loop,
-/// one call at a time.
+/// `Content-Encoding` undone when the request asks for it (by CourierGzip's
+/// `StreamingDecompression`, a slice at a time). AsyncHTTPClient calls it on
+/// the task's event loop, one call at a time.
 final class Exchange: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
     /// The most decoded bytes handed to a streamed body's reader at once.
     private static let decodedChunkSize = 256 << 10
+    /// Compressed bytes decoded in one step: zlib inflates at most about
+    /// 1,032 bytes from one, so at most about 4 MiB of output, each step's
+    /// counted against the transfer's limit before the next is decoded (a
+    /// decompression bomb takes no more memory than the limit and one step).
+    private static let sliceSize = 4096
 
     /// What the client reported that the response exchange does not keep.
     private struct State: Sendable {
@@ -23,7 +29,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         var received: Int64 = 0
         var head: HTTPResponseHead?
         /// Undoes the body's `Content-Encoding`, when it is undone.
-        var decoder: ContentDecoder?
+        var decoder: StreamingDecompression?
     }
 
     private let request: TransportRequest
@@ -84,6 +90,28 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         buffer.withUnsafeReadableBytes { Data($0) }
     }
 
+    /// The decoder for a response whose head names one `gzip`, `x-gzip` or
+    /// `deflate` encoding, or `nil` when there is nothing to undo: no body
+    /// (HEAD, 1xx, 204, 304), no encoding, or one this transport leaves as it
+    /// is (another algorithm, or layers of them, which keep their
+    /// `Content-Encoding` for a plugin to undo). The transfer stage's limits
+    /// bound its output; a body that cannot be decoded fails with a
+    /// `URLError` (`cannotDecodeContentData`) that says why.
+    private static func decoder(for head: HTTPResponseHead, method: () -> String, url: URL) -> StreamingDecompression? {
+        // The header first: most responses have none, and reading the method
+        // goes through the request's storage.
+        let status = head.status.code
+        guard let header = head.headers.first(name: "Content-Encoding"), status >= 200, status != 204, status != 304,
+              method() != "HEAD" else { return nil }
+        guard let encodings = GzipPlugin.decodableEncodings(header), encodings.count == 1 else { return nil }
+        return StreamingDecompression(encodings: encodings, limit: .max) { encoding, error in
+            NetworkError(transportError: URLError(.cannotDecodeContentData, userInfo: [
+                NSLocalizedDescriptionKey: "the \(encoding)-encoded body from \(URLRedactor.summary(url)) could not be decoded: \(error)",
+                NSUnderlyingErrorKey: error,
+            ]))
+        }
+    }
+
     // MARK: - HTTPClientResponseDelegate
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
@@ -95,7 +123,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let decoder = request.decodesContent ? ContentDecoder.make(for: head, method: { self.request.method }, url: request.url) : nil
+        let decoder = request.decodesContent ? Self.decoder(for: head, method: { self.request.method }, url: request.url) : nil
         state.withLock { state in
             state.head = head
             state.decoder = decoder
@@ -126,7 +154,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// body counts each slice's output before it keeps it, as above; a
     /// streamed one hands the output on in chunks, each decoded only after
     /// the reader took the one before. A failure to decode fails the request.
-    private func receive(_ buffer: ByteBuffer, decodingWith decoder: ContentDecoder, on loop: any EventLoop) -> EventLoopFuture<Void> {
+    private func receive(_ buffer: ByteBuffer, decodingWith decoder: StreamingDecompression, on loop: any EventLoop) -> EventLoopFuture<Void> {
         guard request.collectsBody else {
             let done = loop.makePromise(of: Void.self)
             stream(buffer, decodingWith: decoder, done: done)
@@ -134,8 +162,8 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         }
         var input = buffer
         do {
-            while let slice = input.readSlice(length: min(input.readableBytes, ContentDecoder.sliceSize)), slice.readableBytes > 0 {
-                let decoded = try decoder.decode(slice)
+            while let slice = input.readSlice(length: min(input.readableBytes, Self.sliceSize)), slice.readableBytes > 0 {
+                let decoded = try decoder.decode(Self.data(slice))
                 guard !decoded.isEmpty else { continue }
                 guard exchange.receivedBody(decoded) else { break }
             }
@@ -145,15 +173,15 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         }
     }
 
-    private func stream(_ input: ByteBuffer, decodingWith decoder: ContentDecoder, done: EventLoopPromise<Void>) {
+    private func stream(_ input: ByteBuffer, decodingWith decoder: StreamingDecompression, done: EventLoopPromise<Void>) {
         // A reader that stopped has its chunks dropped and let go at once:
         // decoding the rest of the part would be work for nobody.
         guard !request.control.isAborted else { return done.succeed() }
         var input = input
         var chunk = Data()
         do {
-            while let slice = input.readSlice(length: min(input.readableBytes, ContentDecoder.sliceSize)), slice.readableBytes > 0 {
-                chunk.append(try decoder.decode(slice))
+            while let slice = input.readSlice(length: min(input.readableBytes, Self.sliceSize)), slice.readableBytes > 0 {
+                chunk.append(try decoder.decode(Self.data(slice)))
                 if chunk.count >= Self.decodedChunkSize, input.readableBytes > 0 {
                     let rest = input
                     exchange.receivedBody(chunk) { self.stream(rest, decodingWith: decoder, done: done) }
@@ -209,10 +237,11 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// Whether the decoder, if any, ends where the body did: `nil` if so,
     /// the failure if the encoded stream was cut short. An empty body has
     /// nothing to undo.
-    private func finish(_ decoder: ContentDecoder?, received: Int64) -> (any Error)? {
+    private func finish(_ decoder: StreamingDecompression?, received: Int64) -> (any Error)? {
         guard let decoder, received > 0 else { return nil }
         do {
-            try decoder.finish()
+            // One layer (see `decoder(for:method:url:)`): its end adds no bytes.
+            _ = try decoder.finish()
             return nil
         } catch {
             return error
