@@ -89,12 +89,6 @@ public struct ResponseExchange: Sendable {
         }
     }
 
-    /// Whether the head has yet to arrive, and the exchange has not ended: a
-    /// client that learns of the head only at the end hands it over then.
-    public var awaitsHead: Bool {
-        state.withLock { $0.awaitsHead }
-    }
-
     /// The head arrived: keep it where ``response(_:)``'s closure will find
     /// it first. A second head, or one after the end, is ignored.
     public func receivedHead() {

@@ -80,12 +80,6 @@ struct ResponseExchangeStateMachine<Caller, Writer> {
 
     // MARK: - The transport's events
 
-    /// Whether the head has yet to arrive (and the exchange has not ended).
-    var awaitsHead: Bool {
-        if case .waitingForHead = body { return true }
-        return false
-    }
-
     /// The head arrived. Returns the caller to resume now, for a streamed
     /// body, or `nil` (a collected body is answered at the end; a second
     /// head, or one after the end, is ignored).

@@ -89,10 +89,11 @@ final class URLSessionExchange: Sendable {
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
-        let challenged = reported.withLock { $0.challenged }
+        let (challenged, reportedHead) = reported.withLock { ($0.challenged, $0.head != nil) }
         // A task may end without reporting its head (a refused challenge
-        // does): the task still has it.
-        if exchange.awaitsHead, let head = task.response as? HTTPURLResponse {
+        // does): the task still has it. (After a refused head the exchange
+        // has ended, and ignores it.)
+        if !reportedHead, let head = task.response as? HTTPURLResponse {
             reported.withLock { $0.head = head }
             exchange.receivedHead()
         }
