@@ -39,6 +39,36 @@ import Testing
         }
     }
 
+    /// Chunks that arrive while a write is in flight are joined into the
+    /// next (AsyncHTTPClient): 20,000 chunks of 1 to 200 bytes, each its own
+    /// pattern and some empty, arrive whole and in order, with and without a
+    /// length, the joins past the limit included.
+    @Test(arguments: TransportKind.networked, [true, false])
+    func manySmallChunksArriveWholeAndInOrder(kind: TransportKind, lengthKnown: Bool) async throws {
+        try await kind.withProvider { provider, server in
+            var chunks: [Data] = []
+            var whole = Data()
+            for index in 0..<20_000 {
+                let size = index % 97 == 0 ? 0 : 1 + (index * 7919) % 200
+                let chunk = Data((0..<size).map { UInt8(truncatingIfNeeded: index &+ $0) })
+                chunks.append(chunk)
+                whole.append(chunk)
+            }
+            // One chunk past the join limit, so a join is written whole.
+            let large = LoopbackServer.bytes(count: 1_200_000, seed: 9)
+            chunks.insert(large, at: 10_000)
+            whole = Data(chunks.joined())
+            let stream = AsyncStream<Data> { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            let body = RequestBodyStream(stream, length: lengthKnown ? .known(Int64(whole.count)) : .unknown)
+            let echo = try Echo(try await provider.request(TestTarget(server.baseURL, method: .put, task: .uploadStream(body))))
+            #expect(echo.bodyData.count == whole.count)
+            #expect(echo.bodyData == whole)
+        }
+    }
+
     /// The producer yields its second chunk only after the server has
     /// received the first: a transport that read the whole body before
     /// sending would wait for ever (and the test fail at its deadline).

@@ -2,11 +2,12 @@ import AsyncHTTPClient
 import Courier
 import Foundation
 import NIOCore
+import NIOPosix
 
 /// Request bodies as AsyncHTTPClient takes them: small ones at once, larger
-/// ones and files in 64 KiB chunks, streams as their sequence yields, each
-/// read only when the connection has taken the one before, so memory stays
-/// bounded.
+/// ones and files in 64 KiB chunks, each read only when the connection has
+/// taken the one before, and streams as their sequence yields, joined while a
+/// write is in flight (`UploadWindow`), so memory stays bounded.
 enum RequestBodies {
     static let chunkSize = 64 * 1024
 
@@ -28,16 +29,10 @@ enum RequestBodies {
         return (stream(length: Int64(data.count), on: group) { DataChunks(data: data) }, nil)
     }
 
-    /// How many chunks of a streamed body may be on their way to the socket
-    /// at once: waiting for each write before reading the next chunk made
-    /// every chunk wait a round trip to the event loop (a quarter of the bare
-    /// client's throughput, measured); a window of four, waited for once,
-    /// keeps the connection busy while holding at most four chunks.
-    static let writesInFlight = 4
-
     /// A `RequestBodyStream`, chunk by chunk as its sequence yields them,
-    /// with at most `writesInFlight` chunks written and not yet taken by
-    /// the connection: under `Content-Length` when its length is known,
+    /// written one at a time on the request's event loop, with the chunks
+    /// that arrive while a write is in flight joined into the next (see
+    /// `UploadWindow`): under `Content-Length` when its length is known,
     /// chunked otherwise.
     ///
     /// The reading starts as AsyncHTTPClient asks for the body (so a
@@ -50,7 +45,9 @@ enum RequestBodies {
     /// producer that waits is never waited on after the call.
     private static func stream(_ body: RequestBodyStream, on group: any EventLoopGroup, producer: BodyProducer) -> HTTPClient.Body {
         .stream(contentLength: body.knownLength) { writer in
-            let loop = group.any()
+            // AsyncHTTPClient asks for the body on the request's event loop,
+            // where a write needs no hop.
+            let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
             let first: RequestBodyStream.Reader
             do {
                 first = try body.makeReader()
@@ -58,23 +55,11 @@ enum RequestBodies {
                 return loop.makeFailedFuture(error)
             }
             let done = loop.makePromise(of: Void.self)
+            let window = UploadWindow(loop: loop, writer: writer)
             producer.start { [first] in
                 var reader = first
                 do {
-                    // Writes complete in order: waiting for the last of a
-                    // window waits for all of it, one suspension a window.
-                    var inFlight = 0
-                    var last: EventLoopFuture<Void>?
-                    while let chunk = try await reader.next() {
-                        last = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
-                        inFlight += 1
-                        if inFlight == writesInFlight, let window = last {
-                            try await window.get()
-                            inFlight = 0
-                            last = nil
-                        }
-                    }
-                    try await last?.get()
+                    try await window.send(&reader)
                     done.succeed()
                 } catch let error as HTTPClientError where error == .requestStreamCancelled {
                     done.succeed()
