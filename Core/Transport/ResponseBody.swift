@@ -105,6 +105,30 @@ public struct ResponseBodyWriter: Sendable {
         stream.yield(chunk, whenConsumed: whenConsumed)
     }
 
+    /// Hands over the next chunk and says whether the client may read on
+    /// now, making a callback only when it must wait: the form for a client
+    /// whose way to wait costs something to make (a promise), since most
+    /// chunks of a reader that keeps up go on at once.
+    ///
+    /// ```swift
+    /// var consumed: EventLoopPromise<Void>?
+    /// _ = writer.yield(chunk) {
+    ///     let promise = eventLoop.makePromise(of: Void.self)
+    ///     consumed = promise
+    ///     return { promise.succeed() }
+    /// }
+    /// return consumed?.futureResult ?? eventLoop.makeSucceededVoidFuture()
+    /// ```
+    /// - Parameter makeWaiter: Makes the callback to run once the reader has
+    ///   taken this chunk (or has stopped reading); called at most once,
+    ///   before this returns, under the stream's lock, so it must not call
+    ///   back into the body.
+    /// - Returns: `true` when the client may read on at once (`makeWaiter`
+    ///   was not called); `false` when it waits for the callback.
+    public func yield(_ chunk: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
+        stream.yield(chunk, waitingWith: { makeWaiter() })
+    }
+
     /// Ends the body: every byte has been delivered.
     public func finish() {
         stream.finish(throwing: nil)
@@ -143,25 +167,32 @@ final class ResponseBodyStream: Sendable {
     }
 
     func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
+        if yield(data, waitingWith: { whenConsumed }) { whenConsumed?() }
+    }
+
+    /// Yields `data`; returns `true` when the writer may go on at once, and
+    /// `false` when it waits for the callback `makeWaiter` made (asked for
+    /// under the lock, only then), which runs when the reader takes the chunk.
+    func yield(_ data: Data, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Bool {
         let (action, arrivals) = state.withLock { state in
-            (state.machine.yield(.init(data: data, whenConsumed: whenConsumed)), state.arrivals)
+            (state.machine.yield(data, whenHeld: makeWaiter), state.arrivals)
         }
         arrivals?.chunkArrived()
         switch action {
         case .deliver(let reader):
             reader.resume(returning: data)
-            whenConsumed?()
+            return true
         case .goOn:
-            whenConsumed?()
+            return true
         case .hold:
-            break
+            return false
         case .overflow(let dropped, let failure):
             // The transfer stops now, not when the reader next reads: a
             // client that cannot wait would otherwise go on receiving, and
             // dropping, a body that never ends.
             arrivals?.abort(.tooLarge(failure))
             for chunk in dropped { chunk.whenConsumed?() }
-            whenConsumed?()
+            return true
         }
     }
 

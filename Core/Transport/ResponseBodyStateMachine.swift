@@ -94,6 +94,13 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     }
 
     mutating func yield(_ chunk: Chunk) -> YieldAction {
+        yield(chunk.data) { chunk.whenConsumed }
+    }
+
+    /// Yields `data`, with the callback `whenHeld` makes kept only for a
+    /// chunk that holds the writer (`.hold`): a writer that goes on at once,
+    /// most chunks of a fast reader, makes none.
+    mutating func yield(_ data: Data, whenHeld: () -> (@Sendable () -> Void)?) -> YieldAction {
         guard case .streaming(var unread, let reader) = state else { return .goOn }
         if let reader {
             state = .streaming(unread, reader: nil)
@@ -102,14 +109,14 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
         // The state lets go of the queue while it grows, so appending never
         // copies it.
         state = .streaming(Unread(), reader: nil)
-        if let limit = maximumUnreadBytes, unread.charged + chunk.data.count + Self.chunkOverhead > limit {
+        if let limit = maximumUnreadBytes, unread.charged + data.count + Self.chunkOverhead > limit {
             let dropped = unread.removeAll()
             let failure = ResponseTooLarge(limit: .readAhead, bytes: Int64(limit))
             state = .ended(Unread(), failure: .responseTooLarge(failure))
             return .overflow(dropped: dropped, failure: failure)
         }
-        let withinLimit = unread.bytes + chunk.data.count <= readAheadLimit
-        unread.append(withinLimit ? Chunk(data: chunk.data, whenConsumed: nil) : chunk)
+        let withinLimit = unread.bytes + data.count <= readAheadLimit
+        unread.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenHeld()))
         state = .streaming(unread, reader: nil)
         return withinLimit ? .goOn : .hold
     }

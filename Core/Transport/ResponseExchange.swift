@@ -126,6 +126,35 @@ public struct ResponseExchange: Sendable {
         }
     }
 
+    /// A part of the body arrived, from a client that can wait for the
+    /// reader and whose way to wait costs something to make (a promise):
+    /// `makeWaiter` is called only when the client must wait, and returns the
+    /// callback that lets it read on.
+    ///
+    /// ```swift
+    /// var consumed: EventLoopPromise<Void>?
+    /// _ = exchange.receivedBody(part) {
+    ///     let promise = eventLoop.makePromise(of: Void.self)
+    ///     consumed = promise
+    ///     return { promise.succeed() }
+    /// }
+    /// return consumed?.futureResult ?? eventLoop.makeSucceededVoidFuture()
+    /// ```
+    /// - Parameter makeWaiter: As for ``ResponseBodyWriter/yield(_:waitingWith:)``:
+    ///   called at most once, before this returns, under a lock.
+    /// - Returns: `true` when the client may read on at once (a part of a
+    ///   body kept whole, or one the streamed body's reader can take now);
+    ///   `false` when it waits for the callback.
+    public func receivedBody(_ part: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
+        let keep = streamed != nil || control.didReceive(byteCount: part.count)
+        switch state.withLock({ $0.received(part: part, keep: keep) }) {
+        case .collected, .drop:
+            return true
+        case .yield(let writer):
+            return writer.yield(part, waitingWith: makeWaiter)
+        }
+    }
+
     /// The exchange ends: every byte arrived (`failure` `nil`), or the client
     /// failed. Only the first end counts.
     /// - Parameters:

@@ -48,6 +48,27 @@ import Testing
         #expect(second.whenConsumed != nil, "its writer waits for the reader")
     }
 
+    /// A writer whose way to wait costs something (a promise) makes it only
+    /// for the chunk that holds it: not for one handed to a waiting reader,
+    /// nor for one queued within the read-ahead.
+    @Test func aWaiterIsMadeOnlyForTheChunkThatHoldsTheWriter() {
+        var machine = Machine(readAheadLimit: 10, maximumUnreadBytes: nil)
+        var made = 0
+        let waiter = { () -> (@Sendable () -> Void)? in
+            made += 1
+            return {}
+        }
+        _ = machine.next(waiting: 7)
+        guard case .deliver = machine.yield(Data(count: 4), whenHeld: waiter) else { Issue.record("expected deliver"); return }
+        guard case .goOn = machine.yield(Data(count: 10), whenHeld: waiter) else { Issue.record("expected goOn"); return }
+        #expect(made == 0, "the writer went on at once")
+        guard case .hold = machine.yield(Data(count: 1), whenHeld: waiter) else { Issue.record("expected hold"); return }
+        #expect(made == 1)
+        _ = machine.next(waiting: nil)
+        guard case .chunk(let held) = machine.next(waiting: nil) else { Issue.record("expected the held chunk"); return }
+        #expect(held.whenConsumed != nil, "the held chunk keeps the waiter it made")
+    }
+
     @Test func afterTheEndTheUnreadChunksAreReadThenTheEndOrTheFailure() {
         for failure in [nil, NetworkError.cancelled] {
             var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)

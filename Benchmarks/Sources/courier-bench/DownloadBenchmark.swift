@@ -118,10 +118,23 @@ enum DownloadChild {
             streamed = try await BareStreamRead().read(url)
         case "stream-courier-AsyncHTTPClient":
             let transport = AsyncHTTPClientTransport()
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                // One small stream, warm, traced.
+                let small = url.deletingLastPathComponent().appendingPathComponent(String(4 << 20))
+                _ = try await StreamChild.courier(small, transport: transport)
+                try await traceAllocations(of: { _ = try await StreamChild.courier(small, transport: transport) },
+                                           to: "\(directory)/stream.courier.trace")
+            }
             let result = await capture { try await StreamChild.courier(url, transport: transport) }
             try await transport.shutdown()
             streamed = try result.get()
         case "stream-bare-AsyncHTTPClient":
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                let small = url.deletingLastPathComponent().appendingPathComponent(String(4 << 20))
+                _ = try await StreamChild.bareAsyncHTTPClient(small)
+                try await traceAllocations(of: { _ = try await StreamChild.bareAsyncHTTPClient(small) },
+                                           to: "\(directory)/stream.bare.trace")
+            }
             streamed = try await StreamChild.bareAsyncHTTPClient(url)
         case "upload-courier-AsyncHTTPClient":
             let transport = AsyncHTTPClientTransport()

@@ -145,9 +145,16 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
             exchange.receivedBody(Self.data(buffer))
             return task.eventLoop.makeSucceededVoidFuture()
         }
-        let consumed = task.eventLoop.makePromise(of: Void.self)
-        exchange.receivedBody(Self.data(buffer)) { consumed.succeed() }
-        return consumed.futureResult
+        // A promise only when the reader lags: most parts of a reader that
+        // keeps up go on at once, on the loop's ready-made future.
+        let loop = task.eventLoop
+        var consumed: EventLoopPromise<Void>?
+        _ = exchange.receivedBody(Self.data(buffer)) {
+            let promise = loop.makePromise(of: Void.self)
+            consumed = promise
+            return { promise.succeed() }
+        }
+        return consumed?.futureResult ?? loop.makeSucceededVoidFuture()
     }
 
     /// Decodes a part of an encoded body a slice at a time: a collected
