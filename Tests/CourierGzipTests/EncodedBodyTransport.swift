@@ -49,11 +49,17 @@ struct EncodedBodyTransport: Transport {
             head.headers.add(name: name, value: value)
         }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(head))
+            // The whole request in one write: written part by part, a server
+            // that answers on the head alone and closes (Connection: close)
+            // could close the channel before the end was written, and the
+            // call failed with "I/O on closed channel" (once, under the
+            // thread sanitizer).
+            var parts: [HTTPClientRequestPart] = [.head(head)]
             if !body.isEmpty {
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
+                parts.append(.body(.byteBuffer(ByteBuffer(bytes: body))))
             }
-            try await outbound.write(.end(nil))
+            parts.append(.end(nil))
+            try await outbound.write(contentsOf: parts)
             var responseHead: HTTPResponseHead?
             var received = Data()
             for try await part in inbound {
