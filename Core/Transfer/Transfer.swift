@@ -124,11 +124,15 @@ struct Transfer: Sendable {
     nonisolated(nonsending) private func send(
         _ request: OutgoingRequest, collects: Bool, handsOff: Bool, control: TransferControl
     ) async throws(NetworkError) -> TransportResponse {
-        let transportRequest = TransportRequest(urlRequest: askingForEncoding(request.urlRequest, handsOff: handsOff),
+        // What is asked for is what the transfer decodes; a streamed call asks
+        // for `identity`, since a compressor holds back what has not yet
+        // filled a block. The transport adds it where it writes the head.
+        let transportRequest = TransportRequest(urlRequest: request.urlRequest,
                                                 uploadFile: request.uploadFile,
                                                 bodyStream: request.bodyStream, bodyLength: request.bodyLength, collectsBody: collects,
                                                 handsBodyToCaller: handsOff, control: control,
-                                                decodesContent: configuration.decodesContent)
+                                                decodesContent: configuration.decodesContent,
+                                                acceptEncoding: configuration.decodesContent && !handsOff ? "gzip, deflate" : "identity")
         let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {
                 return .success(try await transport.send(transportRequest))
@@ -145,24 +149,6 @@ struct Transfer: Sendable {
         case .failure(let error):
             throw control.failure(for: error)
         }
-    }
-
-    /// The request as it is sent: with `Accept-Encoding` added unless the
-    /// target or a plugin named one. What is asked for is what the transfer
-    /// decodes (``TransferConfiguration/decodesContent``); a streamed call
-    /// asks for `identity`, since a compressor holds back what has not yet
-    /// filled a block. It is added here, where the bytes leave, so the request
-    /// the plugins and `Response.request` see holds only the fields the
-    /// target and the plugins set.
-    private func askingForEncoding(_ request: URLRequest, handsOff: Bool) -> URLRequest {
-        guard request.value(forHTTPHeaderField: "Accept-Encoding") == nil else { return request }
-        // The field is new, so it goes into the dictionary: on Linux,
-        // `setValue` recapitalises and compares every name first.
-        var request = request
-        var fields = request.allHTTPHeaderFields ?? [:]
-        fields["Accept-Encoding"] = configuration.decodesContent && !handsOff ? "gzip, deflate" : "identity"
-        request.allHTTPHeaderFields = fields
-        return request
     }
 
     nonisolated(nonsending) private func download(

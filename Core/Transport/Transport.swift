@@ -46,6 +46,8 @@ import FoundationNetworking
 ///   cancellation, and classifies the failure itself.
 /// - Throw other failures as ``NetworkError/init(transportError:)`` classifies
 ///   them (a `URLError` or `POSIXError` for the cause).
+/// - Send ``TransportRequest/acceptEncoding`` as the `Accept-Encoding`
+///   field unless the request names one.
 /// - Undo a `gzip` or `deflate` `Content-Encoding` when
 ///   ``TransportRequest/decodesContent`` asks for it, and mark
 ///   ``TransportResponse/contentDecoded`` whenever the body was decoded.
@@ -107,15 +109,24 @@ public struct TransportRequest: Sendable {
     /// told (`URLSession` on Linux decodes always) says so in its
     /// documentation.
     public let decodesContent: Bool
+    /// The `Accept-Encoding` to send when ``urlRequest`` names none: what
+    /// the transfer decodes (`gzip, deflate`), or `identity` for a streamed
+    /// call (a compressor holds back what has not filled a block) and when
+    /// nothing is decoded. It is a field of its own, added by the transport
+    /// where it writes the head, so the request the plugins and
+    /// `Response.request` see holds only what the target and the plugins
+    /// set, and no request is copied to add it.
+    public let acceptEncoding: String
     /// The request's URL, read from ``urlRequest`` once (transports read it
     /// several times, and on Linux each read of a `URLRequest` property goes
     /// through the reference type behind it).
     public let url: URL
 
-    /// Creates a request, for transports that wrap another one and for tests.
+    /// Creates a request, for transports that wrap another one and for tests;
+    /// without `acceptEncoding`, it asks for what `decodesContent` decodes.
     public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyStream: RequestBodyStream? = nil, bodyLength: Int64? = nil,
                 collectsBody: Bool = true, handsBodyToCaller: Bool = false, control: TransferControl = TransferControl(),
-                decodesContent: Bool = true) {
+                decodesContent: Bool = true, acceptEncoding: String? = nil) {
         self.urlRequest = urlRequest
         self.uploadFile = uploadFile
         self.bodyStream = bodyStream
@@ -124,6 +135,7 @@ public struct TransportRequest: Sendable {
         self.handsBodyToCaller = handsBodyToCaller
         self.control = control
         self.decodesContent = decodesContent
+        self.acceptEncoding = acceptEncoding ?? (decodesContent ? "gzip, deflate" : "identity")
         // The transfer stage only sends requests whose URL is set.
         self.url = urlRequest.url ?? URL(fileURLWithPath: "/")
     }

@@ -172,8 +172,11 @@ public final class URLSessionTransport: Transport {
         if timeout != urlRequest.timeoutInterval {
             urlRequest.timeoutInterval = timeout
         }
-        if !decodesCompressedResponses, urlRequest.value(forHTTPHeaderField: "Accept-Encoding") != "identity" {
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        let asked = urlRequest.value(forHTTPHeaderField: "Accept-Encoding")
+        if !decodesCompressedResponses {
+            if asked != "identity" { urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding") }
+        } else if asked == nil {
+            urlRequest.setValue(request.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
         }
         if request.bodyStream != nil {
             // The provider reads a stream whole for this transport

@@ -45,14 +45,22 @@ struct ChunkedTransport: Transport {
 /// the bytes leave: what a server receives.
 final class SentRequestRecorder<Inner: Transport>: Transport {
     private let inner: Inner
-    private let sent = Mutex<URLRequest?>(nil)
+    private let sent = Mutex<TransportRequest?>(nil)
 
     init(_ inner: Inner) { self.inner = inner }
 
-    var last: URLRequest? { sent.withLock { $0 } }
+    var last: URLRequest? { sent.withLock { $0?.urlRequest } }
+
+    /// The `Accept-Encoding` the last request went out with: its own, or
+    /// the one the transfer asked the transport to add.
+    var lastAcceptEncoding: String? {
+        sent.withLock { request in
+            request.map { $0.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") ?? $0.acceptEncoding }
+        }
+    }
 
     func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
-        sent.withLock { $0 = request.urlRequest }
+        sent.withLock { $0 = request }
         return try await inner.send(request)
     }
 }
@@ -330,12 +338,13 @@ private func events(_ transport: some Transport) async throws -> [ServerSentEven
         let recorder = RequestRecorder { request in seen.withLock { $0 = request } }
         let transport = SentRequestRecorder(ChunkedTransport(chunks: []))
         _ = try await provider(transport, plugins: [recorder]).stream(TestTarget(base))
-        #expect(transport.last?.value(forHTTPHeaderField: "Accept-Encoding") == "identity")
+        #expect(transport.lastAcceptEncoding == "identity")
+        #expect(transport.last?.value(forHTTPHeaderField: "Accept-Encoding") == nil, "the transport adds it to the head it writes")
         // Added where the bytes leave: the plugins see only what the target set.
         #expect(seen.withLock { $0 }?.value(forHTTPHeaderField: "Accept-Encoding") == nil)
         let own = TestTarget(base, headers: ["Accept-Encoding": "gzip"])
         _ = try await provider(transport, plugins: [recorder]).stream(own)
-        #expect(transport.last?.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
+        #expect(transport.lastAcceptEncoding == "gzip")
         #expect(seen.withLock { $0 }?.value(forHTTPHeaderField: "Accept-Encoding") == "gzip")
     }
 

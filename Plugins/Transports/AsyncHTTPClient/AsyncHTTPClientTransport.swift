@@ -145,6 +145,9 @@ public final class AsyncHTTPClientTransport: Transport {
         for (name, value) in request.urlRequest.allHTTPHeaderFields ?? [:] {
             headers.add(name: name, value: value)
         }
+        if !headers.contains(name: "Accept-Encoding") {
+            headers.add(name: "Accept-Encoding", value: request.acceptEncoding)
+        }
         // AsyncHTTPClient fails a request that waited longer than its connect
         // time-out for a pooled connection although nothing was sent; such a
         // request goes back into the queue, so only the transfer stage's
