@@ -27,8 +27,10 @@ public struct ResponseBody: Sendable {
     /// An empty body.
     public static let empty = ResponseBody(Data())
 
-    /// How many unread bytes a streamed body holds before a chunk's
-    /// `whenConsumed` waits for the reader: 256 KiB.
+    /// How much a streamed body holds unread before a chunk's `whenConsumed`
+    /// waits for the reader: 256 KiB, each chunk charged its bytes and 128
+    /// bytes of bookkeeping (so a server that sends one-byte chunks cannot
+    /// queue a quarter of a million of them).
     public static let readAheadLimit = 256 << 10
 
     /// A body that arrives in chunks, and the writer that delivers them.

@@ -63,11 +63,12 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     private(set) var state: State = .streaming(Unread(), reader: nil)
     /// What a queued chunk costs beyond its bytes (its record, its `Data`'s
     /// storage object and their allocations), charged against
-    /// ``maximumUnreadBytes``: a server that sends one-byte chunks to a
-    /// reader that lags must not queue millions of records within a bound
-    /// meant for bytes. The read-ahead counts bytes alone.
+    /// ``maximumUnreadBytes`` and the read-ahead: a server that sends
+    /// one-byte chunks to a reader that lags must not queue millions of
+    /// records within a bound meant for bytes.
     static var chunkOverhead: Int { 128 }
-    /// How many unread bytes let the writer go on at once.
+    /// How much unread (bytes, and the overhead of each chunk) lets the
+    /// writer go on at once.
     let readAheadLimit: Int
     /// Past this many unread bytes the body fails, for a writer that cannot
     /// wait; `nil` for no bound.
@@ -115,7 +116,10 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
             state = .ended(Unread(), failure: .responseTooLarge(failure))
             return .overflow(dropped: dropped, failure: failure)
         }
-        let withinLimit = unread.bytes + data.count <= readAheadLimit
+        // Each chunk is charged its overhead here too: a server that sends
+        // one-byte chunks to a reader that lags would otherwise queue a
+        // quarter of a million records within a read-ahead meant for bytes.
+        let withinLimit = unread.charged + data.count + Self.chunkOverhead <= readAheadLimit
         unread.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenHeld()))
         state = .streaming(unread, reader: nil)
         return withinLimit ? .goOn : .hold

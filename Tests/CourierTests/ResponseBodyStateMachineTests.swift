@@ -25,8 +25,9 @@ import Testing
         #expect(!machine.readerIsWaiting)
     }
 
+    /// The read-ahead charges each chunk its bytes and its overhead.
     @Test func theWriterGoesOnWithinTheReadAheadAndIsHeldByTheChunkThatPassesIt() {
-        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        var machine = Machine(readAheadLimit: 100 + 2 * Machine.chunkOverhead, maximumUnreadBytes: nil)
         guard case .goOn = machine.yield(Self.chunk(60)) else { Issue.record("expected goOn"); return }
         guard case .goOn = machine.yield(Self.chunk(40)) else { Issue.record("expected goOn at the limit"); return }
         guard case .hold = machine.yield(Self.chunk(1)) else { Issue.record("expected hold past the limit"); return }
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func onlyTheHeldChunkKeepsItsCallback() {
-        var machine = Machine(readAheadLimit: 10, maximumUnreadBytes: nil)
+        var machine = Machine(readAheadLimit: 10 + Machine.chunkOverhead, maximumUnreadBytes: nil)
         _ = machine.yield(.init(data: Data(count: 10), whenConsumed: {}))
         _ = machine.yield(.init(data: Data(count: 1), whenConsumed: {}))
         guard case .chunk(let first) = machine.next(waiting: nil), case .chunk(let second) = machine.next(waiting: nil) else {
@@ -52,7 +53,7 @@ import Testing
     /// for the chunk that holds it: not for one handed to a waiting reader,
     /// nor for one queued within the read-ahead.
     @Test func aWaiterIsMadeOnlyForTheChunkThatHoldsTheWriter() {
-        var machine = Machine(readAheadLimit: 10, maximumUnreadBytes: nil)
+        var machine = Machine(readAheadLimit: 10 + Machine.chunkOverhead, maximumUnreadBytes: nil)
         var made = 0
         let waiter = { () -> (@Sendable () -> Void)? in
             made += 1
@@ -114,6 +115,20 @@ import Testing
         _ = machine.finish(failure: nil)
         #expect(machine.stop().dropped.count == 1)
         guard case .end = machine.next(waiting: nil) else { Issue.record("expected the clean end"); return }
+    }
+
+    /// A server that sends one-byte chunks to a reader that lags holds its
+    /// writer after as many chunks as the read-ahead has room for with
+    /// their overhead, not after as many bytes.
+    @Test func tinyChunksHoldTheWriterByTheirOverheadNotTheirBytes() {
+        let limit = ResponseBody.readAheadLimit
+        var machine = Machine(readAheadLimit: limit, maximumUnreadBytes: nil)
+        var queued = 0
+        while case .goOn = machine.yield(Self.chunk(1)) {
+            queued += 1
+            if queued > limit { break }
+        }
+        #expect(queued == limit / (1 + Machine.chunkOverhead), "2,032 records, not \(limit)")
     }
 
     @Test func aWriterThatCannotWaitFailsTheBodyPastItsUnreadBound() {

@@ -36,7 +36,7 @@ import Testing
     /// Yields chunks up to the limit and one more, none of them read;
     /// returns the index of that one, whose client waits.
     private static func yieldPastTheLimit(_ writer: ResponseBodyWriter, _ consumed: Consumed) -> Int {
-        let withinLimit = ResponseBody.readAheadLimit / chunkSize
+        let withinLimit = ResponseBody.readAheadLimit / (chunkSize + ResponseBodyStateMachine<Int>.chunkOverhead)
         for index in 0...withinLimit {
             writer.yield(chunk(index), whenConsumed: consumed.callback(for: index))
         }
