@@ -93,6 +93,33 @@ import Testing
         }
     }
 
+    /// Two chunks yielded together, the second joined while the first is on
+    /// its way, and then a producer that waits for the server to have both:
+    /// the joined bytes go out when the first write ends, not with the
+    /// producer's next chunk (which, here, would never come).
+    @Test func joinedBytesAreSentWithoutWaitingForTheProducersNextChunk() async throws {
+        try await TransportKind.asyncHTTPClient.withProvider { provider, server in
+            let first = Data(repeating: 0x61, count: 64 * 1024)
+            let second = Data(repeating: 0x62, count: 1000)
+            let third = Data(repeating: 0x63, count: 10)
+            let stream = AsyncStream<Data> { continuation in
+                let producer = Task {
+                    continuation.yield(first)
+                    continuation.yield(second)
+                    await server.waitForBodyBytes(to: "/echo", atLeast: first.count + second.count)
+                    continuation.yield(third)
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in producer.cancel() }
+            }
+            try await withDeadline(120, "joined bytes sent while the producer waits") {
+                let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
+                let echo = try Echo(try await provider.request(target))
+                #expect(echo.bodyData == first + second + third)
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.networked, [1, -1])
     func aStreamThatBreaksItsLengthFailsTheCall(kind: TransportKind, difference: Int) async throws {
         try await kind.withProvider { provider, server in
