@@ -37,10 +37,11 @@ public struct ResponseBody: Sendable {
     ///
     /// The writer never blocks; a client that can wait passes `whenConsumed`
     /// to ``ResponseBodyWriter/yield(_:whenConsumed:)`` and sends the next
-    /// chunk only after it runs. It runs at once while fewer than
-    /// ``readAheadLimit`` bytes wait unread (so the client reads on while the
-    /// transfer stage writes), otherwise when the reader takes the chunk; so
-    /// at most that many bytes and one chunk wait in memory.
+    /// chunk only after it runs. It runs at once while what waits unread,
+    /// this chunk included, comes to at most ``readAheadLimit`` (each chunk
+    /// charged its bytes and 128 bytes of bookkeeping), so the client reads
+    /// on while the transfer stage writes; otherwise when the reader takes
+    /// the chunk. So at most that much and one chunk wait in memory.
     ///
     /// A client that cannot wait (it has no way to pause its connection)
     /// passes `maximumUnreadBytes`: when a chunk takes the unread bytes past
@@ -101,8 +102,9 @@ public struct ResponseBodyWriter: Sendable {
 
     /// Hands over the next chunk. `whenConsumed` runs at once while the
     /// unread chunks, this one included, come to at most
-    /// ``ResponseBody/readAheadLimit`` bytes; otherwise once the reader has
-    /// taken this chunk (or has stopped reading).
+    /// ``ResponseBody/readAheadLimit`` (their bytes, and 128 bytes each);
+    /// otherwise once the reader has taken this chunk (or has stopped
+    /// reading).
     public func yield(_ chunk: Data, whenConsumed: (@Sendable () -> Void)? = nil) {
         stream.yield(chunk, whenConsumed: whenConsumed)
     }
@@ -121,10 +123,12 @@ public struct ResponseBodyWriter: Sendable {
     /// }
     /// return consumed?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     /// ```
-    /// - Parameter makeWaiter: Makes the callback to run once the reader has
-    ///   taken this chunk (or has stopped reading); called at most once,
-    ///   before this returns, under the stream's lock, so it must not call
-    ///   back into the body.
+    /// - Parameters:
+    ///   - chunk: The next bytes of the body.
+    ///   - makeWaiter: Makes the callback to run once the reader has taken
+    ///     this chunk (or has stopped reading); called at most once, before
+    ///     this returns, under the stream's lock, so it must not call back
+    ///     into the body.
     /// - Returns: `true` when the client may read on at once (`makeWaiter`
     ///   was not called); `false` when it waits for the callback.
     public func yield(_ chunk: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {

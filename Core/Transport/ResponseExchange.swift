@@ -140,11 +140,17 @@ public struct ResponseExchange: Sendable {
     /// }
     /// return consumed?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     /// ```
-    /// - Parameter makeWaiter: As for ``ResponseBodyWriter/yield(_:waitingWith:)``:
-    ///   called at most once, before this returns, under a lock.
+    /// - Parameters:
+    ///   - part: The bytes that arrived, as the client hands them over
+    ///     (decoded, if it decodes).
+    ///   - makeWaiter: As for ``ResponseBodyWriter/yield(_:waitingWith:)``:
+    ///     called at most once, before this returns, under a lock.
     /// - Returns: `true` when the client may read on at once (a part of a
-    ///   body kept whole, or one the streamed body's reader can take now);
-    ///   `false` when it waits for the callback.
+    ///   body kept whole, one the streamed body's reader can take now, or
+    ///   one refused: before the head, after the end, or past the limit,
+    ///   whose transfer is stopped through its ``TransferControl``); `false`
+    ///   when it waits for the callback. Unlike ``receivedBody(_:whenConsumed:)``,
+    ///   it does not say whether the part was refused.
     public func receivedBody(_ part: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
         let keep = streamed != nil || control.didReceive(byteCount: part.count)
         switch state.withLock({ $0.received(part: part, keep: keep) }) {

@@ -123,7 +123,8 @@ public struct TransportRequest: Sendable {
     public let url: URL
 
     /// Creates a request, for transports that wrap another one and for tests;
-    /// without `acceptEncoding`, it asks for what `decodesContent` decodes.
+    /// without `acceptEncoding`, it asks for what `decodesContent` decodes,
+    /// and for `identity` when the body goes to the caller as it arrives.
     public init(urlRequest: URLRequest, uploadFile: URL? = nil, bodyStream: RequestBodyStream? = nil, bodyLength: Int64? = nil,
                 collectsBody: Bool = true, handsBodyToCaller: Bool = false, control: TransferControl = TransferControl(),
                 decodesContent: Bool = true, acceptEncoding: String? = nil) {
@@ -135,7 +136,7 @@ public struct TransportRequest: Sendable {
         self.handsBodyToCaller = handsBodyToCaller
         self.control = control
         self.decodesContent = decodesContent
-        self.acceptEncoding = acceptEncoding ?? (decodesContent ? "gzip, deflate" : "identity")
+        self.acceptEncoding = acceptEncoding ?? (decodesContent && !handsBodyToCaller ? "gzip, deflate" : "identity")
         // The transfer stage only sends requests whose URL is set.
         self.url = urlRequest.url ?? URL(fileURLWithPath: "/")
     }

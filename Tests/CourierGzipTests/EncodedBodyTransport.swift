@@ -48,6 +48,9 @@ struct EncodedBodyTransport: Transport {
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] where name.lowercased() != "content-length" {
             head.headers.add(name: name, value: value)
         }
+        if !head.headers.contains(name: "Accept-Encoding") {
+            head.headers.add(name: "Accept-Encoding", value: request.acceptEncoding)
+        }
         return try await channel.executeThenClose { inbound, outbound in
             // The whole request in one write: written part by part, a server
             // that answers on the head alone and closes (Connection: close)

@@ -14,8 +14,11 @@ import NIOHTTP1
 final class Exchange: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
-    /// The most decoded bytes handed to a streamed body's reader at once.
-    private static let decodedChunkSize = 256 << 10
+    /// The most decoded bytes handed to a streamed body's reader at once: a
+    /// quarter of the read-ahead, so three go on while a fourth waits (a
+    /// chunk as large as the read-ahead would hold the connection at every
+    /// chunk, since each is charged its bookkeeping too).
+    private static let decodedChunkSize = ResponseBody.readAheadLimit / 4
     /// Compressed bytes decoded in one step: zlib inflates at most about
     /// 1,032 bytes from one, so at most about 4 MiB of output, each step's
     /// counted against the transfer's limit before the next is decoded (a
