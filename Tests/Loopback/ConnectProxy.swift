@@ -10,7 +10,7 @@ public final class ConnectProxy: Sendable {
     /// The port the proxy listens on.
     public let port: Int
     private let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
-    private let serving: Task<Void, Never>
+    private let serving: ServingTask
     private let tunnels: Protected<[String]>
 
     /// The `host:port` of every tunnel asked for, in order.
@@ -32,8 +32,7 @@ public final class ConnectProxy: Sendable {
     /// Closes the listener and waits for the open tunnels to end.
     public func shutdown() async {
         try? await listener.channel.close()
-        serving.cancel()
-        await serving.value
+        await serving.stop()
     }
 
     /// Reads the `CONNECT` request, connects, answers 200 and copies bytes

@@ -32,7 +32,7 @@ public final class FaultyServer: Sendable {
 
     public let port: Int
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
-    private let serving: Task<Void, Never>
+    private let serving: ServingTask
     private let connections = Protected<[ObjectIdentifier: any Channel]>([:])
     private let endlessClosed = Protected(0)
 
@@ -70,8 +70,7 @@ public final class FaultyServer: Sendable {
         for connection in connections.withLock({ Array($0.values) }) {
             connection.close(promise: nil)
         }
-        serving.cancel()
-        await serving.value
+        await serving.stop()
     }
 
     // MARK: - One connection

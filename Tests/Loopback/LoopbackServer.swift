@@ -29,7 +29,7 @@ public final class LoopbackServer: Sendable {
     /// The TLS it speaks, or `nil` for plain HTTP.
     public let tls: LoopbackTLS?
     private let channel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>
-    private let serving: Task<Void, Never>
+    private let serving: ServingTask
     private let state: ServerState
 
     /// One HTTP exchange channel: a connection, or a stream of an HTTP/2 one.
@@ -83,9 +83,12 @@ public final class LoopbackServer: Sendable {
         guard let port = channel.channel.localAddress?.port else {
             throw LoopbackError.noPort
         }
-        let serving = LoopbackExecutor.task {
+        let serving = ServingTask { listenerEnded in
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
+                    // However the listener's sequence ends, before the group
+                    // waits for the connections.
+                    defer { listenerEnded() }
                     for try await negotiation in inbound {
                         group.addTask {
                             // A client that gives up during the handshake (a
@@ -121,7 +124,7 @@ public final class LoopbackServer: Sendable {
         port: Int,
         tls: LoopbackTLS?,
         channel: NIOAsyncChannel<EventLoopFuture<Negotiated>, Never>,
-        serving: Task<Void, Never>,
+        serving: ServingTask,
         state: ServerState
     ) {
         self.port = port
@@ -135,8 +138,7 @@ public final class LoopbackServer: Sendable {
     public func shutdown() async {
         try? await channel.channel.close()
         state.closeAllConnections()
-        serving.cancel()
-        await serving.value
+        await serving.stop()
     }
 
     /// The URL of `path` on this server, for example `url("/echo?x=1")`.

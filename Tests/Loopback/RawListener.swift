@@ -28,10 +28,13 @@ struct RawListener: Sendable {
 
     /// Serves each connection in a task of its own with `serve`, until the
     /// listener closes.
-    func serveEach(_ serve: @escaping @Sendable (Connection) async -> Void) -> Task<Void, Never> {
-        LoopbackExecutor.task { [channel] in
+    func serveEach(_ serve: @escaping @Sendable (Connection) async -> Void) -> ServingTask {
+        ServingTask { [channel] listenerEnded in
             _ = try? await channel.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
+                    // However the listener's sequence ends, before the group
+                    // waits for the connections.
+                    defer { listenerEnded() }
                     for try await connection in inbound {
                         group.addTask { await serve(connection) }
                     }
