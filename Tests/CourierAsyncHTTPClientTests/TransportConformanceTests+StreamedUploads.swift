@@ -76,21 +76,33 @@ import Testing
         try await TransportKind.asyncHTTPClient.withProvider { provider, server in
             let first = Data(repeating: 0x61, count: 1000)
             let second = Data(repeating: 0x62, count: 500)
-            let stream = AsyncStream<Data> { continuation in
-                let producer = Task {
-                    continuation.yield(first)
-                    await server.waitForBodyBytes(to: "/echo", atLeast: first.count)
-                    continuation.yield(second)
-                    continuation.finish()
-                }
-                continuation.onTermination = { _ in producer.cancel() }
-            }
+            let stream = Self.stream(yielding: [first], thenOnceReceivedBy: server, [second])
             try await withDeadline(120, "sending a body while it is made") {
-                let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
-                let echo = try Echo(try await provider.request(target))
+                let echo = try await Self.post(stream, to: server, on: provider)
                 #expect(echo.bodyData == first + second)
             }
         }
+    }
+
+    /// A one-shot stream that yields `before`, waits until `server` has
+    /// received their bytes at `/echo`, then yields `after` and ends.
+    private static func stream(yielding before: [Data], thenOnceReceivedBy server: LoopbackServer,
+                               _ after: [Data]) -> AsyncStream<Data> {
+        AsyncStream<Data> { continuation in
+            let producer = Task {
+                for chunk in before { continuation.yield(chunk) }
+                await server.waitForBodyBytes(to: "/echo", atLeast: before.reduce(0) { $0 + $1.count })
+                for chunk in after { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in producer.cancel() }
+        }
+    }
+
+    /// POSTs `stream`, of unknown length, to `/echo`.
+    private static func post(_ stream: AsyncStream<Data>, to server: LoopbackServer, on provider: Provider<TestTarget>) async throws -> Echo {
+        let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
+        return try Echo(try await provider.request(target))
     }
 
     /// Two chunks yielded together, the second joined while the first is on
@@ -102,19 +114,9 @@ import Testing
             let first = Data(repeating: 0x61, count: 64 * 1024)
             let second = Data(repeating: 0x62, count: 1000)
             let third = Data(repeating: 0x63, count: 10)
-            let stream = AsyncStream<Data> { continuation in
-                let producer = Task {
-                    continuation.yield(first)
-                    continuation.yield(second)
-                    await server.waitForBodyBytes(to: "/echo", atLeast: first.count + second.count)
-                    continuation.yield(third)
-                    continuation.finish()
-                }
-                continuation.onTermination = { _ in producer.cancel() }
-            }
+            let stream = Self.stream(yielding: [first, second], thenOnceReceivedBy: server, [third])
             try await withDeadline(120, "joined bytes sent while the producer waits") {
-                let target = TestTarget(server.baseURL, method: .post, task: .uploadStream(RequestBodyStream(stream, length: .unknown)))
-                let echo = try Echo(try await provider.request(target))
+                let echo = try await Self.post(stream, to: server, on: provider)
                 #expect(echo.bodyData == first + second + third)
             }
         }
