@@ -124,15 +124,13 @@ struct Transfer: Sendable {
     nonisolated(nonsending) private func send(
         _ request: OutgoingRequest, collects: Bool, handsOff: Bool, control: TransferControl
     ) async throws(NetworkError) -> TransportResponse {
-        // What is asked for is what the transfer decodes; a streamed call asks
-        // for `identity`, since a compressor holds back what has not yet
-        // filled a block. The transport adds it where it writes the head.
+        // `acceptEncoding` is left to the request's own rule: what the
+        // transfer decodes, `identity` for a body handed to the caller.
         let transportRequest = TransportRequest(urlRequest: request.urlRequest,
                                                 uploadFile: request.uploadFile,
                                                 bodyStream: request.bodyStream, bodyLength: request.bodyLength, collectsBody: collects,
                                                 handsBodyToCaller: handsOff, control: control,
-                                                decodesContent: configuration.decodesContent,
-                                                acceptEncoding: configuration.decodesContent && !handsOff ? "gzip, deflate" : "identity")
+                                                decodesContent: configuration.decodesContent)
         let result: Result<TransportResponse, NetworkError> = await withTaskCancellationHandler {
             do throws(NetworkError) {
                 return .success(try await transport.send(transportRequest))

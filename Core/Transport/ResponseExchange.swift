@@ -111,9 +111,8 @@ public struct ResponseExchange: Sendable {
     ///   it, and the transfer's abort handler stops the client.)
     @discardableResult
     public func receivedBody(_ part: Data, whenConsumed: (@Sendable () -> Void)? = nil) -> Bool {
-        let counts = whenConsumed == nil || streamed == nil
-        let keep = !counts || control.didReceive(byteCount: part.count)
-        switch state.withLock({ $0.received(part: part, keep: keep) }) {
+        let (action, keep) = take(part, counts: whenConsumed == nil || streamed == nil)
+        switch action {
         case .collected:
             whenConsumed?()
             return keep
@@ -152,13 +151,20 @@ public struct ResponseExchange: Sendable {
     ///   when it waits for the callback. Unlike ``receivedBody(_:whenConsumed:)``,
     ///   it does not say whether the part was refused.
     public func receivedBody(_ part: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
-        let keep = streamed != nil || control.didReceive(byteCount: part.count)
-        switch state.withLock({ $0.received(part: part, keep: keep) }) {
+        switch take(part, counts: streamed == nil).action {
         case .collected, .drop:
             return true
         case .yield(let writer):
             return writer.yield(part, waitingWith: makeWaiter)
         }
+    }
+
+    /// Counts `part` against the transfer's limit when it `counts` (a body
+    /// kept in memory, or a client that cannot wait), then takes it into
+    /// the delivery state: kept, handed to the streamed body, or dropped.
+    private func take(_ part: Data, counts: Bool) -> (action: Machine.PartAction, keep: Bool) {
+        let keep = !counts || control.didReceive(byteCount: part.count)
+        return (state.withLock { $0.received(part: part, keep: keep) }, keep)
     }
 
     /// The exchange ends: every byte arrived (`failure` `nil`), or the client
