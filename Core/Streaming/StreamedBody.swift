@@ -147,24 +147,8 @@ final class StreamedBody: Sendable {
             }
             return nil
         case .failure(let error):
-            let failure = control?.failure(for: error) ?? error
             let received = state.withLock { $0.received }
-            let reported: NetworkError
-            switch failure {
-            case .timedOut, .cancelled, .responseTooLarge:
-                reported = failure
-            case .transport(let error):
-                // After the head, whatever the client could not name (libcurl
-                // reports a chunked body cut short as an unknown error) is a
-                // body that broke off.
-                reported = .connectionLost(error)
-            default:
-                if let announced, received < announced {
-                    reported = .connectionLost(IncompleteBody(expected: announced, received: received))
-                } else {
-                    reported = failure
-                }
-            }
+            let reported = Transfer.brokenBody(control?.failure(for: error) ?? error, received: received, announced: announced)
             finish(reported.isCancelled ? .cancelled : .failed(reported))
             throw reported
         }

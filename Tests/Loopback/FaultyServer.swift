@@ -17,6 +17,10 @@ import NIOPosix
 ///   to about 1 MB, with `Content-Encoding`.
 /// - ``Fault/oversizedHead``: a header block of 1 MiB.
 /// - ``Fault/malformedStatusLine``: a status line that is not HTTP.
+/// - ``Fault/chunkedCutShort``: a chunked body of one 1,000-byte chunk, then
+///   a close where the next chunk or the end should be.
+/// - ``Fault/badChunkSize``: a chunked body of one 1,000-byte chunk, then a
+///   chunk size that is not hexadecimal.
 public final class FaultyServer: Sendable {
     public enum Fault: String, Sendable, CaseIterable {
         case resetMidBody = "reset"
@@ -28,6 +32,8 @@ public final class FaultyServer: Sendable {
         case deflateBomb = "deflate-bomb"
         case oversizedHead = "huge-head"
         case malformedStatusLine = "bad-status"
+        case chunkedCutShort = "chunked-cut"
+        case badChunkSize = "bad-chunk"
     }
 
     public let port: Int
@@ -150,6 +156,13 @@ public final class FaultyServer: Sendable {
             try await connection.closeFuture.get()
         case .malformedStatusLine:
             try await write("HTTP/1.1 two hundred\r\nContent-Length: 2\r\n\r\nok")
+            try await connection.closeFuture.get()
+        case .chunkedCutShort:
+            try await write(head("Transfer-Encoding: chunked\r\n") + "3e8\r\n" + String(repeating: "x", count: 1000) + "\r\n")
+            try await connection.close()
+        case .badChunkSize:
+            try await write(head("Transfer-Encoding: chunked\r\n") + "3e8\r\n" + String(repeating: "x", count: 1000) + "\r\n"
+                + "zz\r\n" + String(repeating: "x", count: 1000) + "\r\n0\r\n\r\n")
             try await connection.closeFuture.get()
         }
     }

@@ -30,6 +30,10 @@ extension AsyncHTTPClientTransport {
                 return URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
             default: return error
             }
+        case HTTPParserError.invalidEOFState:
+            // The connection closed before the message ended: a chunked body
+            // cut short, which only its missing end shows.
+            return URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
         case is HTTPParserError:
             return URLError(.cannotParseResponse, userInfo: [NSUnderlyingErrorKey: error])
         default:
