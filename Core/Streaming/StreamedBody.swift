@@ -8,42 +8,30 @@ import Foundation
 /// It ends once: finished, failed, or stopped by its reader (an iterator
 /// dropped, a task cancelled), which closes the connection at once.
 final class StreamedBody: Sendable {
-    private typealias Machine = StreamedBodyStateMachine<ResponseBodyStream>
+    private typealias Machine = StreamedBodyStateMachine<BodyReader>
 
     private let state: Locked<Machine>
     private let control: TransferControl?
     private let watch: (watchdog: Watchdog, id: Int)?
-    private let limit: ResponseTooLarge?
-    private let announced: Int64?
     private let context: RequestContext?
     private let startedAt = DispatchTime.now().uptimeNanoseconds
 
     /// A body the transfer stage hands over with the head: its transfer's
-    /// control and watch stay in force until the body ends.
+    /// control and watch stay in force until the body ends, and it is read
+    /// under `limit`, expecting `announced` bytes when the head said.
     init(stream body: ResponseBody, control: TransferControl, watch: (watchdog: Watchdog, id: Int), limit: ResponseTooLarge?, announced: Int64?,
          context: RequestContext?) {
-        switch body.storage {
-        case .whole(let data): state = Locked(Machine(.whole(data)))
-        case .stream(let stream): state = Locked(Machine(.stream(stream)))
-        }
+        state = Locked(Machine(BodyReader(body, control: control, limit: limit, announced: announced)))
         self.control = control
         self.watch = watch
-        self.limit = limit
-        self.announced = announced
         self.context = context
-        control.onAbort { [state] in
-            state.withLock { $0.unreadStream }?.stop()
-        }
-        if case .stream(let stream) = body.storage { stream.reportArrivals(to: control) }
     }
 
     /// A body that is already whole: a stub's sample, a cached response.
     init(whole data: Data, context: RequestContext?) {
-        state = Locked(Machine(.whole(data)))
+        state = Locked(Machine(BodyReader(ResponseBody(data), control: nil, limit: nil, announced: nil)))
         control = nil
         watch = nil
-        limit = nil
-        announced = nil
         self.context = context
     }
 
@@ -111,46 +99,15 @@ final class StreamedBody: Sendable {
 
     /// The next chunk as the transport delivered it, or `nil` at the end.
     private nonisolated(nonsending) func nextArrived() async throws(NetworkError) -> Data? {
-        let stream: ResponseBodyStream
-        switch state.withLock({ $0.read() }) {
-        case .deliver(let data): return data
-        case .end: return nil
-        case .read(let reading): stream = reading
-        }
-        let result: Result<Data?, NetworkError> = await withTaskCancellationHandler {
-            do throws(NetworkError) {
-                guard let control else { return .success(try await stream.next()) }
-                return .success(try await Transfer.next(of: stream, control: control))
-            } catch {
-                return .failure(error)
-            }
-        } onCancel: {
-            self.control?.abort(.cancelled)
-            stream.stop()
-        }
-        switch result {
-        case .success(let chunk?):
-            let received = state.withLock { $0.arrived(chunk.count) }
-            if let limit, received > limit.bytes {
-                control?.abort(.tooLarge(limit))
-                stream.stop()
-                finish(.failed(.responseTooLarge(limit)))
-                throw .responseTooLarge(limit)
-            }
+        guard case .read(var reader) = state.withLock({ $0.read() }) else { return nil }
+        do throws(NetworkError) {
+            let chunk = try await reader.next()
+            state.withLock { $0.readerReturned(reader, atEnd: chunk == nil) }
             return chunk
-        case .success(nil):
-            let received = state.withLock { $0.streamEnded() }
-            if let announced, received < announced {
-                let failure = NetworkError.connectionLost(IncompleteBody(expected: announced, received: received))
-                finish(.failed(failure))
-                throw failure
-            }
-            return nil
-        case .failure(let error):
-            let received = state.withLock { $0.received }
-            let reported = Transfer.brokenBody(control?.failure(for: error) ?? error, received: received, announced: announced)
-            finish(reported.isCancelled ? .cancelled : .failed(reported))
-            throw reported
+        } catch {
+            state.withLock { $0.readerReturned(reader, atEnd: false) }
+            finish(error.isCancelled ? .cancelled : .failed(error))
+            throw error
         }
     }
 
@@ -158,9 +115,9 @@ final class StreamedBody: Sendable {
     /// the stream ends as cancelled, or as failed with `failure` when a view
     /// refused what it read (nothing happens when it already ended).
     func stop(failing failure: NetworkError? = nil) {
-        let stream = state.withLock { $0.openStream }
+        let reader = state.withLock { $0.openReader }
         control?.abort(.cancelled)
-        stream?.stop()
+        reader?.stop()
         finish(failure.map { .failed($0) } ?? .cancelled)
     }
 

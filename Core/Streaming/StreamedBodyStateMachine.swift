@@ -1,31 +1,35 @@
 import Foundation
 
+/// What ``StreamedBodyStateMachine`` needs of the reader it keeps: how many
+/// bytes it has read, for the summary the plugins hear.
+protocol CountingBodyReader: Sendable {
+    var received: Int64 { get }
+}
+
+extension BodyReader: CountingBodyReader {}
+
 /// The life of a streamed call's body, as an enum whose transitions return
 /// what ``StreamedBody`` must do: it runs them under its lock and acts
-/// outside it (reads the transport's stream, stops it, tells the plugins).
-/// Generic over the transport's stream, so the transitions are tested
-/// without a transport.
+/// outside it (reads through its ``BodyReader``, stops it, tells the
+/// plugins). Generic over the reader, so the transitions are tested without
+/// a transport.
 ///
 /// ```
-/// unread ──first read──▶ reading ──stream ends──▶ drained ──tail taken──▶ tailTaken
-///   │  (a whole body: its one chunk, then drained)                             │
-///   └──────────── stop, failure or the end ─────────────▶ ended ◀────────────────┘
+/// unread ──first read──▶ reading ──reader at the end──▶ drained ──tail taken──▶ tailTaken
+///   │                                                                                │
+///   └──────────────────── stop, failure or the end ─────────────▶ ended ◀────────────┘
 /// ```
 ///
 /// The body ends once: the first ``finish(_:elapsed:)`` gives the summary the
 /// plugins hear, every later one nothing. The decoders' tail (what they held
 /// back) is taken once, and only from a body that arrived whole.
-struct StreamedBodyStateMachine<Stream: Sendable>: Sendable {
-    enum Source: Sendable {
-        case whole(Data)
-        case stream(Stream)
-    }
-
+struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
     enum Phase: Sendable {
         /// Nobody has started reading.
-        case unread(Source)
-        /// A reader is taking the transport's chunks.
-        case reading(Stream)
+        case unread(Reader)
+        /// A reader is taking the body's chunks; this is the reader's copy
+        /// as of its last read.
+        case reading(Reader)
         /// Every chunk was handed out; the decoders still hold their tail.
         case drained
         /// The decoders' tail was taken; the end is being reported.
@@ -35,57 +39,43 @@ struct StreamedBodyStateMachine<Stream: Sendable>: Sendable {
     }
 
     private(set) var phase: Phase
-    /// The bytes the transport delivered so far.
+    /// The bytes read so far.
     private(set) var received: Int64 = 0
     /// The lines, events or values a view parsed.
     private(set) var elements = 0
     /// The plugins' decoders, taken once, at the first chunk or the end.
     private var decoders: [any StreamedBodyDecoder]?
 
-    init(_ source: Source) {
-        phase = .unread(source)
+    init(_ reader: Reader) {
+        phase = .unread(reader)
     }
 
     // MARK: - Reading
 
     enum ReadAction {
-        /// The body was whole: this is all of it (`nil` for an empty one).
-        case deliver(Data?)
-        /// Read the next chunk from the transport's stream, then report it
-        /// with ``arrived(_:)`` or ``streamEnded()``.
-        case read(Stream)
+        /// Read the next chunk with this reader, then hand it back with
+        /// ``readerReturned(_:atEnd:)``.
+        case read(Reader)
         /// It has ended; the read gets nothing.
         case end
     }
 
     mutating func read() -> ReadAction {
         switch phase {
-        case .unread(.whole(let data)):
-            phase = .drained
-            received = Int64(data.count)
-            return .deliver(data.isEmpty ? nil : data)
-        case .unread(.stream(let stream)):
-            phase = .reading(stream)
-            return .read(stream)
-        case .reading(let stream):
-            return .read(stream)
+        case .unread(let reader), .reading(let reader):
+            phase = .reading(reader)
+            return .read(reader)
         case .drained, .tailTaken, .ended:
             return .end
         }
     }
 
-    /// A chunk of `count` bytes arrived; returns the bytes received so far,
-    /// for the stream's limit.
-    mutating func arrived(_ count: Int) -> Int64 {
-        received += Int64(count)
-        return received
-    }
-
-    /// The transport's stream ended without an error; returns the bytes
-    /// received, to compare with what the head announced.
-    mutating func streamEnded() -> Int64 {
-        if case .reading = phase { phase = .drained }
-        return received
+    /// The reader is back from a read, with what it counted; `atEnd` when it
+    /// read the end of the body. A body stopped meanwhile stays ended.
+    mutating func readerReturned(_ reader: Reader, atEnd: Bool) {
+        received = reader.received
+        guard case .reading = phase else { return }
+        phase = atEnd ? .drained : .reading(reader)
     }
 
     /// Counts one line, event or value a view parsed.
@@ -114,20 +104,13 @@ struct StreamedBodyStateMachine<Stream: Sendable>: Sendable {
 
     // MARK: - Ending
 
-    /// The stream to stop when the reader stops or the transfer is aborted:
-    /// the transport's, when it is still open.
-    var openStream: Stream? {
+    /// The reader to stop when the body is stopped: while the body is still
+    /// being read.
+    var openReader: Reader? {
         switch phase {
-        case .unread(.stream(let stream)), .reading(let stream): stream
-        case .unread(.whole), .drained, .tailTaken, .ended: nil
+        case .unread(let reader), .reading(let reader): reader
+        case .drained, .tailTaken, .ended: nil
         }
-    }
-
-    /// The stream to stop when the transfer is aborted before anyone read:
-    /// once a reader has it, the reader's read fails instead.
-    var unreadStream: Stream? {
-        guard case .unread(.stream(let stream)) = phase else { return nil }
-        return stream
     }
 
     /// Ends the body with `outcome`: the summary to tell the plugins the

@@ -189,49 +189,12 @@ struct Transfer: Sendable {
         into sink: (Data) throws(NetworkError) -> Void
     ) async throws(NetworkError) -> Int64 {
         let announced = Self.announcedLength(head, method: request.urlRequest.httpMethod)
-        let received: Int64
-        switch head.body.storage {
-        case .whole(let data):
-            if let limit, Int64(data.count) > limit.bytes { throw .responseTooLarge(limit) }
-            try sink(data)
-            received = Int64(data.count)
-            if received > 0 { Self.report(received, of: announced, to: progress) }
-        case .stream(let stream):
-            control.onAbort { stream.stop() }
-            stream.reportArrivals(to: control)
-            let result: Result<Int64, NetworkError> = await withTaskCancellationHandler {
-                var received: Int64 = 0
-                do throws(NetworkError) {
-                    while let chunk = try await Self.next(of: stream, control: control) {
-                        received += Int64(chunk.count)
-                        if let limit, received > limit.bytes {
-                            control.abort(.tooLarge(limit))
-                            throw .responseTooLarge(limit)
-                        }
-                        try sink(chunk)
-                        Self.report(received, of: announced, to: progress)
-                    }
-                    return .success(received)
-                } catch {
-                    return .failure(Self.brokenBody(control.failure(for: error), received: received, announced: announced))
-                }
-            } onCancel: {
-                control.abort(.cancelled)
-            }
-            received = try result.get()
+        var reader = BodyReader(head.body, control: control, limit: limit, announced: announced)
+        while let chunk = try await reader.next() {
+            try sink(chunk)
+            Self.report(reader.received, of: announced, to: progress)
         }
-        if let announced, received < announced {
-            throw .connectionLost(IncompleteBody(expected: announced, received: received))
-        }
-        return received
-    }
-
-    /// The next chunk, with the idle clock running only while it is awaited.
-    nonisolated(nonsending) static func next(of stream: ResponseBodyStream, control: TransferControl) async throws(NetworkError) -> Data? {
-        control.readerWaits()
-        let chunk = try await stream.next()
-        control.chunkArrived()
-        return chunk
+        return reader.received
     }
 
     /// What a body that failed after its head is called, however it was
@@ -278,12 +241,10 @@ struct Transfer: Sendable {
     /// Reads and drops a redirect's body, up to 1 MiB; a longer one ends the
     /// transfer instead.
     nonisolated(nonsending) private func discard(_ body: ResponseBody, control: TransferControl) async {
-        guard case .stream(let stream) = body.storage else { return }
-        control.onAbort { stream.stop() }
-        var dropped = 0
-        while let chunk = try? await Self.next(of: stream, control: control) {
-            dropped += chunk.count
-            if dropped > 1 << 20 {
+        guard case .stream = body.storage else { return }
+        var reader = BodyReader(body, control: control, limit: nil, announced: nil)
+        while (try? await reader.next()) != nil {
+            if reader.received > 1 << 20 {
                 control.abort(.cancelled)
                 return
             }

@@ -5,8 +5,14 @@ import Testing
 /// The transitions of a streamed call's body, one by one: what is read,
 /// stopped, decoded and reported at each step, without a transport.
 @Suite struct StreamedBodyStateMachineTests {
-    /// Stands for the transport's stream: a name to tell two apart.
-    typealias Machine = StreamedBodyStateMachine<String>
+    /// Stands for the body reader: a name to tell two copies apart, and the
+    /// bytes it has counted.
+    struct Reader: CountingBodyReader, Equatable {
+        var name = "reader"
+        var received: Int64 = 0
+    }
+
+    typealias Machine = StreamedBodyStateMachine<Reader>
 
     /// A decoder that is never called: the machine only hands decoders out.
     final class Decoder: StreamedBodyDecoder {
@@ -14,14 +20,9 @@ import Testing
         func finish() throws(NetworkError) -> Data { Data() }
     }
 
-    func readsStream(_ action: Machine.ReadAction) -> String? {
-        if case .read(let stream) = action { return stream }
+    func reads(_ action: Machine.ReadAction) -> Reader? {
+        if case .read(let reader) = action { return reader }
         return nil
-    }
-
-    func delivers(_ action: Machine.ReadAction) -> Data?? {
-        if case .deliver(let data) = action { return .some(data) }
-        return .none
     }
 
     func ends(_ action: Machine.ReadAction) -> Bool {
@@ -29,22 +30,23 @@ import Testing
         return false
     }
 
-    @Test func aStreamIsReadChunkByChunkThenItsTailThenItEndsOnce() throws {
-        var machine = Machine(.stream("transport"))
-        #expect(machine.unreadStream == "transport", "an abort before the first read stops the stream")
+    @Test func aBodyIsReadChunkByChunkThenItsTailThenItEndsOnce() throws {
+        var machine = Machine(Reader())
+        #expect(machine.openReader == Reader(), "a body dropped before its first read is stopped")
         let firstRead = machine.read()
-        #expect(readsStream(firstRead) == "transport")
-        #expect(machine.unreadStream == nil, "once read, the reader's read fails instead")
-        #expect(machine.openStream == "transport")
-        let first = machine.arrived(10)
-        let second = machine.arrived(5)
-        #expect((first, second) == (10, 15), "the bytes so far, for the limit")
-        machine.countElement()
+        var reader = try #require(reads(firstRead))
+        reader.received = 10
+        machine.readerReturned(reader, atEnd: false)
+        #expect(machine.received == 10)
         let secondRead = machine.read()
-        #expect(readsStream(secondRead) == "transport", "every read goes to the stream until it ends")
-        let received = machine.streamEnded()
-        #expect(received == 15, "to compare with Content-Length")
-        #expect(machine.openStream == nil, "an ended stream is not stopped")
+        #expect(reads(secondRead) == Reader(received: 10), "the next read starts from the copy that counted the last chunk")
+        reader.received = 15
+        machine.readerReturned(reader, atEnd: false)
+        machine.countElement()
+        #expect(machine.openReader == Reader(received: 15))
+        _ = machine.read()
+        machine.readerReturned(reader, atEnd: true)
+        #expect(machine.openReader == nil, "a body read to its end is not stopped")
         let readAfterTheEnd = machine.read()
         #expect(ends(readAfterTheEnd))
         let decoder = Decoder()
@@ -61,33 +63,24 @@ import Testing
         #expect(ends(readAfterFinish))
     }
 
-    @Test func aWholeBodyIsOneChunkThenItsEnd() throws {
-        var machine = Machine(.whole(Data("hello".utf8)))
-        #expect(machine.unreadStream == nil && machine.openStream == nil, "nothing to stop")
-        let wholeRead = machine.read()
-        #expect(delivers(wholeRead) == .some(Data("hello".utf8)))
-        let readAfterWhole = machine.read()
-        #expect(ends(readAfterWhole))
-        #expect(machine.received == 5)
+    @Test func aReaderBackFromABodyStoppedMeanwhileLeavesItEnded() throws {
+        var machine = Machine(Reader())
+        var reader = try #require(reads(machine.read()))
+        let finishing = machine.finish(.cancelled, elapsed: 1)
+        #expect(finishing?.outcome == .cancelled)
+        reader.received = 7
+        machine.readerReturned(reader, atEnd: true)
+        #expect(machine.openReader == nil)
         let tail = machine.takeTail { [Decoder()] }
-        #expect(tail.count == 1, "a whole body ends as it should: the decoders give their tail")
-        let finishing = machine.finish(.finished, elapsed: 0)
-        let summary = try #require(finishing)
-        #expect(summary.bytes == 5)
-    }
-
-    @Test func anEmptyWholeBodyEndsAtItsFirstRead() {
-        var machine = Machine(.whole(Data()))
-        let emptyRead = machine.read()
-        #expect(delivers(emptyRead) == .some(nil))
-        let readAfterEmpty = machine.read()
-        #expect(ends(readAfterEmpty))
+        #expect(tail.isEmpty, "a body stopped while a read was on its way gives no tail")
+        let readAfterStop = machine.read()
+        #expect(ends(readAfterStop))
     }
 
     @Test func aStoppedOrFailedBodyGivesNoTail() throws {
-        var stopped = Machine(.stream("transport"))
+        var stopped = Machine(Reader())
         _ = stopped.read()
-        #expect(stopped.openStream == "transport", "stopping closes the stream being read")
+        #expect(stopped.openReader == Reader(), "stopping closes the body being read")
         let finishing = stopped.finish(.cancelled, elapsed: 1)
         let summary = try #require(finishing)
         #expect(summary.outcome == .cancelled)
@@ -96,27 +89,29 @@ import Testing
         let readAfterStop = stopped.read()
         #expect(ends(readAfterStop))
 
-        var failed = Machine(.stream("transport"))
-        _ = failed.read()
-        _ = failed.arrived(100)
+        var failed = Machine(Reader())
+        let read = failed.read()
+        var reader = try #require(reads(read))
+        reader.received = 100
+        failed.readerReturned(reader, atEnd: false)
         let failing = failed.finish(.failed(.responseTooLarge(ResponseTooLarge(limit: .memory, bytes: 64))), elapsed: 1)
         let failure = try #require(failing)
-        #expect(failure.bytes == 100)
+        #expect(failure.bytes == 100, "the summary counts what was read, the chunk past the limit included")
         let failedTail = failed.takeTail { [Decoder()] }
         #expect(failedTail.isEmpty)
     }
 
-    @Test func aBodyNeverReadEndsAsCancelledWithItsStreamStopped() throws {
-        var machine = Machine(.stream("transport"))
-        #expect(machine.openStream == "transport", "a body dropped unread closes its connection")
+    @Test func aBodyNeverReadEndsAsCancelledWithItsReaderStopped() throws {
+        var machine = Machine(Reader())
+        #expect(machine.openReader == Reader(), "a body dropped unread closes its connection")
         let finishing = machine.finish(.cancelled, elapsed: 0)
         let summary = try #require(finishing)
         #expect(summary == StreamSummary(bytes: 0, elements: 0, duration: 0, outcome: .cancelled))
-        #expect(machine.openStream == nil && machine.unreadStream == nil)
+        #expect(machine.openReader == nil)
     }
 
     @Test func theDecodersAreTakenOnceAtTheFirstChunk() {
-        var machine = Machine(.stream("transport"))
+        var machine = Machine(Reader())
         var asked = 0
         let decoder = Decoder()
         let first = machine.decoders { asked += 1; return [decoder] }
