@@ -46,9 +46,20 @@ final class StreamedBody: Sendable {
     ///   time-out or the deadline, ``NetworkError/cancelled`` when the task
     ///   was cancelled, ``NetworkError/connectionLost(_:)`` when the body broke
     ///   off; whatever a decoder threw.
-    nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
+    ///
+    /// The first iterator to read, `reader`, owns the body; another
+    /// iterator's reads get `nil` at once.
+    nonisolated(nonsending) func next(by reader: ObjectIdentifier) async throws(NetworkError) -> Data? {
         while true {
-            guard let chunk = try await nextArrived() else {
+            let chunk: Data
+            switch try await nextArrived(by: reader) {
+            case .chunk(let arrived):
+                chunk = arrived
+            case .busy:
+                // Another iterator owns the body, or a read is on its way:
+                // this one gets nothing, and the body goes on for the other.
+                return nil
+            case .end:
                 let tail: Data
                 do {
                     tail = try finishDecoding()
@@ -97,13 +108,25 @@ final class StreamedBody: Sendable {
         context?.streamDecoders ?? []
     }
 
-    /// The next chunk as the transport delivered it, or `nil` at the end.
-    private nonisolated(nonsending) func nextArrived() async throws(NetworkError) -> Data? {
-        guard case .read(var reader) = state.withLock({ $0.read() }) else { return nil }
+    private enum Arrival {
+        case chunk(Data)
+        case end
+        /// Another read is on its way.
+        case busy
+    }
+
+    /// The next chunk as the transport delivered it, or the end.
+    private nonisolated(nonsending) func nextArrived(by owner: ObjectIdentifier) async throws(NetworkError) -> Arrival {
+        var reader: BodyReader
+        switch state.withLock({ $0.read(by: owner) }) {
+        case .read(let taken): reader = taken
+        case .end: return .end
+        case .busy: return .busy
+        }
         do throws(NetworkError) {
             let chunk = try await reader.next()
             state.withLock { $0.readerReturned(reader, atEnd: chunk == nil) }
-            return chunk
+            return chunk.map { .chunk($0) } ?? .end
         } catch {
             state.withLock { $0.readerReturned(reader, atEnd: false) }
             finish(error.isCancelled ? .cancelled : .failed(error))
@@ -119,6 +142,13 @@ final class StreamedBody: Sendable {
         control?.abort(.cancelled)
         reader?.stop()
         finish(failure.map { .failed($0) } ?? .cancelled)
+    }
+
+    /// The iterator `reader` went away: the body stops (the connection
+    /// closes) unless another iterator owns it.
+    func drop(_ reader: ObjectIdentifier) {
+        guard state.withLock({ $0.dropping(reader) }) else { return }
+        stop()
     }
 
     /// Counts one line, event or value a view parsed, for the summary.

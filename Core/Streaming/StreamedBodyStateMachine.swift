@@ -15,10 +15,17 @@ extension BodyReader: CountingBodyReader {}
 /// a transport.
 ///
 /// ```
-/// unread ──first read──▶ reading ──reader at the end──▶ drained ──tail taken──▶ tailTaken
-///   │                                                                                │
-///   └──────────────────── stop, failure or the end ─────────────▶ ended ◀────────────┘
+/// unread ──read──▶ inRead ──reader back──▶ betweenReads ──read──▶ inRead …
+///                    └──reader back at the end──▶ drained ──tail taken──▶ tailTaken
+///   (any phase) ──stop, failure or the end──▶ ended
 /// ```
+///
+/// One reader: the first iterator to read owns the body, and another
+/// iterator's reads get nothing (dropping it leaves the body alone), as a
+/// second iteration of a body already taken does; and one read at a time, so
+/// a copy of the owner's iterator reading while a read is on its way gets
+/// nothing too. Two reads waiting on the transport's stream together would
+/// leave one waiting for good.
 ///
 /// The body ends once: the first ``finish(_:elapsed:)`` gives the summary the
 /// plugins hear, every later one nothing. The decoders' tail (what they held
@@ -27,9 +34,10 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
     enum Phase: Sendable {
         /// Nobody has started reading.
         case unread(Reader)
-        /// A reader is taking the body's chunks; this is the reader's copy
-        /// as of its last read.
-        case reading(Reader)
+        /// A read is on its way; the copy kept here is for stopping it.
+        case inRead(Reader)
+        /// Between two reads: the reader's copy as of its last read.
+        case betweenReads(Reader)
         /// Every chunk was handed out; the decoders still hold their tail.
         case drained
         /// The decoders' tail was taken; the end is being reported.
@@ -39,6 +47,8 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
     }
 
     private(set) var phase: Phase
+    /// The iterator that read first, which the body belongs to from then on.
+    private(set) var owner: ObjectIdentifier?
     /// The bytes read so far.
     private(set) var received: Int64 = 0
     /// The lines, events or values a view parsed.
@@ -58,13 +68,22 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
         case read(Reader)
         /// It has ended; the read gets nothing.
         case end
+        /// Another iterator owns the body, or a read is on its way; this one
+        /// gets nothing, and the body goes on for the other.
+        case busy
     }
 
-    mutating func read() -> ReadAction {
+    /// A read by the iterator `reader`: the first one to read owns the body,
+    /// and another one's reads get nothing.
+    mutating func read(by reader: ObjectIdentifier) -> ReadAction {
+        if let owner, owner != reader { return .busy }
+        owner = reader
         switch phase {
-        case .unread(let reader), .reading(let reader):
-            phase = .reading(reader)
+        case .unread(let reader), .betweenReads(let reader):
+            phase = .inRead(reader)
             return .read(reader)
+        case .inRead:
+            return .busy
         case .drained, .tailTaken, .ended:
             return .end
         }
@@ -74,8 +93,8 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
     /// read the end of the body. A body stopped meanwhile stays ended.
     mutating func readerReturned(_ reader: Reader, atEnd: Bool) {
         received = reader.received
-        guard case .reading = phase else { return }
-        phase = atEnd ? .drained : .reading(reader)
+        guard case .inRead = phase else { return }
+        phase = atEnd ? .drained : .betweenReads(reader)
     }
 
     /// Counts one line, event or value a view parsed.
@@ -104,11 +123,17 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
 
     // MARK: - Ending
 
+    /// Whether dropping the iterator `reader` stops the body: it does unless
+    /// another iterator owns it.
+    func dropping(_ reader: ObjectIdentifier) -> Bool {
+        owner.map { $0 == reader } ?? true
+    }
+
     /// The reader to stop when the body is stopped: while the body is still
     /// being read.
     var openReader: Reader? {
         switch phase {
-        case .unread(let reader), .reading(let reader): reader
+        case .unread(let reader), .inRead(let reader), .betweenReads(let reader): reader
         case .drained, .tailTaken, .ended: nil
         }
     }

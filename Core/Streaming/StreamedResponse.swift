@@ -137,7 +137,10 @@ public struct StreamedResponse: Sendable {
 /// The body of a ``StreamedResponse``: chunks of bytes in the order they
 /// arrive, read once.
 ///
-/// A second iteration finds the body already taken and ends at once.
+/// The first iterator to read owns the body. Another iterator, made before
+/// or after, finds the body taken and ends at once, and dropping it leaves
+/// the body to the owner; dropping the owner before the end closes the
+/// connection.
 public struct ResponseByteStream: AsyncSequence, Sendable {
     /// What the sequence delivers.
     public typealias Element = Data
@@ -165,13 +168,13 @@ public struct ResponseByteStream: AsyncSequence, Sendable {
         /// - Throws: ``NetworkError`` when the body broke off, timed out,
         ///   outgrew its limit or the task was cancelled.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> Data? {
-            try await reader.body.next()
+            try await reader.body.next(by: ObjectIdentifier(reader))
         }
 
         /// The next chunk, or `nil` at the end.
         /// - Throws: ``NetworkError`` as ``next(isolation:)`` does.
         public mutating func next() async throws(NetworkError) -> Data? {
-            try await reader.body.next()
+            try await reader.body.next(by: ObjectIdentifier(reader))
         }
     }
 
@@ -184,7 +187,7 @@ public struct ResponseByteStream: AsyncSequence, Sendable {
         }
 
         deinit {
-            body.stop()
+            body.drop(ObjectIdentifier(self))
         }
     }
 }

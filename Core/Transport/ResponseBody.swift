@@ -153,7 +153,7 @@ public struct ResponseBodyWriter: Sendable {
 /// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
 /// outside it.
 final class ResponseBodyStream: Sendable {
-    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Data?, any Error>>
+    private typealias Machine = ResponseBodyStateMachine<UnsafeContinuation<Data?, any Error>>
 
     private struct State: Sendable {
         var machine: Machine
@@ -241,12 +241,17 @@ final class ResponseBodyStream: Sendable {
 
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
+    ///
+    /// The continuation is not a checked one: the machine hands a waiting
+    /// reader out exactly once (to the chunk, the end, the failure or the
+    /// stop that wakes it; its transitions are tested), and a checked one
+    /// costs every wait an allocation, most chunks of a reader that keeps up.
     func next() async throws(NetworkError) -> Data? {
         if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
             return try ready.get()
         }
         do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+            return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
                 guard let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: continuation) })) else { return }
                 continuation.resume(with: ready.mapError { $0 as any Error })
             }

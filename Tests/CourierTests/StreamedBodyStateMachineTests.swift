@@ -14,6 +14,13 @@ import Testing
 
     typealias Machine = StreamedBodyStateMachine<Reader>
 
+    /// Two iterators, told apart by the identity of an object each.
+    final class Iterator: Sendable {}
+    static let firstIterator = Iterator()
+    static let secondIterator = Iterator()
+    static let first = ObjectIdentifier(firstIterator)
+    static let second = ObjectIdentifier(secondIterator)
+
     /// A decoder that is never called: the machine only hands decoders out.
     final class Decoder: StreamedBodyDecoder {
         func decode(_ chunk: Data) throws(NetworkError) -> Data { chunk }
@@ -33,21 +40,21 @@ import Testing
     @Test func aBodyIsReadChunkByChunkThenItsTailThenItEndsOnce() throws {
         var machine = Machine(Reader())
         #expect(machine.openReader == Reader(), "a body dropped before its first read is stopped")
-        let firstRead = machine.read()
+        let firstRead = machine.read(by: Self.first)
         var reader = try #require(reads(firstRead))
         reader.received = 10
         machine.readerReturned(reader, atEnd: false)
         #expect(machine.received == 10)
-        let secondRead = machine.read()
+        let secondRead = machine.read(by: Self.first)
         #expect(reads(secondRead) == Reader(received: 10), "the next read starts from the copy that counted the last chunk")
         reader.received = 15
         machine.readerReturned(reader, atEnd: false)
         machine.countElement()
         #expect(machine.openReader == Reader(received: 15))
-        _ = machine.read()
+        _ = machine.read(by: Self.first)
         machine.readerReturned(reader, atEnd: true)
         #expect(machine.openReader == nil, "a body read to its end is not stopped")
-        let readAfterTheEnd = machine.read()
+        let readAfterTheEnd = machine.read(by: Self.first)
         #expect(ends(readAfterTheEnd))
         let decoder = Decoder()
         let tail = machine.takeTail { [decoder] }
@@ -59,13 +66,47 @@ import Testing
         #expect(summary == StreamSummary(bytes: 15, elements: 1, duration: 2, outcome: .finished))
         let finishedAgain = machine.finish(.cancelled, elapsed: 3)
         #expect(finishedAgain == nil, "the plugins hear of the end once")
-        let readAfterFinish = machine.read()
+        let readAfterFinish = machine.read(by: Self.first)
         #expect(ends(readAfterFinish))
+    }
+
+    /// Copies of one iterator reading at once: the second read, while the
+    /// first is on its way, gets nothing (and does not end the body) instead
+    /// of waiting beside it on the transport's stream, where one of the two
+    /// would wait for good.
+    @Test func aReadWhileAnotherIsOnItsWayGetsNothing() throws {
+        var machine = Machine(Reader())
+        var reader = try #require(reads(machine.read(by: Self.first)))
+        let second = machine.read(by: Self.first)
+        guard case .busy = second else { Issue.record("expected the second read to get nothing, got \(second)"); return }
+        #expect(machine.dropping(Self.first), "the owner's iterator, dropped, stops the body")
+        #expect(machine.openReader == Reader(), "the read on its way can still be stopped")
+        reader.received = 3
+        machine.readerReturned(reader, atEnd: false)
+        let next = machine.read(by: Self.first)
+        #expect(reads(next) == Reader(received: 3), "once the first read is back, reading goes on")
+    }
+
+    /// The first iterator to read owns the body: another iterator's reads
+    /// get nothing, and dropping it leaves the body to the owner. Before any
+    /// read, any iterator dropped stops the body.
+    @Test func theFirstIteratorToReadOwnsTheBody() throws {
+        var machine = Machine(Reader())
+        #expect(machine.dropping(Self.second), "an iterator dropped before anyone read stops the body")
+        var reader = try #require(reads(machine.read(by: Self.first)))
+        reader.received = 2
+        machine.readerReturned(reader, atEnd: false)
+        let other = machine.read(by: Self.second)
+        guard case .busy = other else { Issue.record("expected another iterator's read to get nothing, got \(other)"); return }
+        #expect(!machine.dropping(Self.second))
+        #expect(machine.dropping(Self.first))
+        let owners = machine.read(by: Self.first)
+        #expect(reads(owners) == Reader(received: 2), "the owner reads on")
     }
 
     @Test func aReaderBackFromABodyStoppedMeanwhileLeavesItEnded() throws {
         var machine = Machine(Reader())
-        var reader = try #require(reads(machine.read()))
+        var reader = try #require(reads(machine.read(by: Self.first)))
         let finishing = machine.finish(.cancelled, elapsed: 1)
         #expect(finishing?.outcome == .cancelled)
         reader.received = 7
@@ -73,24 +114,24 @@ import Testing
         #expect(machine.openReader == nil)
         let tail = machine.takeTail { [Decoder()] }
         #expect(tail.isEmpty, "a body stopped while a read was on its way gives no tail")
-        let readAfterStop = machine.read()
+        let readAfterStop = machine.read(by: Self.first)
         #expect(ends(readAfterStop))
     }
 
     @Test func aStoppedOrFailedBodyGivesNoTail() throws {
         var stopped = Machine(Reader())
-        _ = stopped.read()
+        _ = stopped.read(by: Self.first)
         #expect(stopped.openReader == Reader(), "stopping closes the body being read")
         let finishing = stopped.finish(.cancelled, elapsed: 1)
         let summary = try #require(finishing)
         #expect(summary.outcome == .cancelled)
         let tail = stopped.takeTail { [Decoder()] }
         #expect(tail.isEmpty, "bytes that never all arrived are not decoded to the end")
-        let readAfterStop = stopped.read()
+        let readAfterStop = stopped.read(by: Self.first)
         #expect(ends(readAfterStop))
 
         var failed = Machine(Reader())
-        let read = failed.read()
+        let read = failed.read(by: Self.first)
         var reader = try #require(reads(read))
         reader.received = 100
         failed.readerReturned(reader, atEnd: false)
