@@ -39,13 +39,17 @@ struct DownloadBenchmark {
     /// and the bare client again for the noise floor), their order turned
     /// each round; the medians of each side.
     private func rows(for transport: String) throws -> [Row] {
-        let sides = ["courier", "bare", "bare again"]
+        // For AsyncHTTPClient's streams, a fourth side, logged only: the bare
+        // client copying each chunk into `Data`, the form Courier hands out,
+        // which is what any design with `Data` chunks pays at least.
+        let sides = ["courier", "bare", "bare again"] + (mode == "stream" && transport == "AsyncHTTPClient" ? ["bare into Data"] : [])
         var runs: [String: [(peak: Double, rate: Double, cpu: Double, allocations: Double)]] = [:]
         for round in 0..<(quick ? 1 : 5) {
             for index in 0..<sides.count {
                 let side = sides[(index + round) % sides.count]
                 let prefix = mode == "download" ? "" : mode + "-"
-                let run = try child("\(prefix)\(side == "courier" ? "courier" : "bare")-\(transport)")
+                let name = side == "courier" ? "courier" : side == "bare into Data" ? "bare-data" : "bare"
+                let run = try child("\(prefix)\(name)-\(transport)")
                 log("  \(mode) \(transport) \(side): peak \(Int(run.peak)) MiB, \(Int(run.rate)) MB/s, "
                     + "\(String(format: "%.2f", run.cpu)) ms CPU and \(Int(run.allocations)) allocations per MB")
                 runs[side, default: []].append(run)
@@ -58,12 +62,25 @@ struct DownloadBenchmark {
                        courier: median((runs["courier"] ?? []).map(value)), bare: median((runs["bare"] ?? []).map(value)),
                        bareAgain: median((runs["bare again"] ?? []).map(value)), higherIsBetter: higherIsBetter)
         }
-        return [
+        var rows = [
             row("peak RSS", "MiB", higherIsBetter: false) { $0.peak },
             row("throughput", "MB/s", higherIsBetter: true) { $0.rate },
             row("CPU per MB", "ms", higherIsBetter: false) { $0.cpu },
             row("allocations per MB", "allocs", higherIsBetter: false) { $0.allocations },
         ]
+        if let intoData = runs["bare into Data"] {
+            // Courier against the bare client that copies each chunk into
+            // `Data` as Courier hands it out: what the rest of Courier costs.
+            let label = mode + " " + (quick ? "256 MB" : "1 GB")
+            typealias Run = (peak: Double, rate: Double, cpu: Double, allocations: Double)
+            let measures: [(String, String, (Run) -> Double)] = [("CPU per MB", "ms", { $0.cpu }),
+                                                                ("allocations per MB", "allocs", { $0.allocations })]
+            rows += measures.map { what, unit, value in
+                Row(name: "\(label), \(transport), \(what), bare side copying chunks into Data", unit: unit,
+                    courier: median((runs["courier"] ?? []).map(value)), bare: median(intoData.map(value)), higherIsBetter: false)
+            }
+        }
+        return rows
     }
 
     /// Runs one side in a child process; returns its peak RSS in MiB, MB/s,
@@ -136,6 +153,14 @@ enum DownloadChild {
                                            to: "\(directory)/stream.bare.trace")
             }
             streamed = try await StreamChild.bareAsyncHTTPClient(url)
+        case "stream-bare-data-AsyncHTTPClient":
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                let small = url.deletingLastPathComponent().appendingPathComponent(String(4 << 20))
+                _ = try await StreamChild.bareAsyncHTTPClient(small, intoData: true)
+                try await traceAllocations(of: { _ = try await StreamChild.bareAsyncHTTPClient(small, intoData: true) },
+                                           to: "\(directory)/stream.bare-data.trace")
+            }
+            streamed = try await StreamChild.bareAsyncHTTPClient(url, intoData: true)
         case "upload-courier-AsyncHTTPClient":
             let transport = AsyncHTTPClientTransport()
             if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
@@ -299,13 +324,16 @@ enum StreamChild {
         return count
     }
 
-    /// `HTTPClient.execute`, reading `response.body` chunk by chunk.
-    static func bareAsyncHTTPClient(_ url: URL) async throws -> Int {
+    /// `HTTPClient.execute`, reading `response.body` chunk by chunk; with
+    /// `intoData`, each chunk copied into `Data` as it is read.
+    static func bareAsyncHTTPClient(_ url: URL, intoData: Bool = false) async throws -> Int {
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let result = await capture {
             let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), deadline: .distantFuture)
             var count = 0
-            for try await chunk in response.body { count += chunk.readableBytes }
+            for try await chunk in response.body {
+                count += intoData ? Data(chunk.readableBytesView).count : chunk.readableBytes
+            }
             return count
         }
         try await client.shutdown()
