@@ -73,9 +73,7 @@ struct HeaderFieldList: Sendable, Equatable {
         case .dictionary(let fields):
             return HeaderFieldList(HeaderFields.afterDecoding(fields, decodedLength: decodedLength))
         case .pairs(let pairs):
-            var kept = pairs.filter { name, _ in
-                !HeaderFields.equalIgnoringASCIICase(name, "Content-Encoding") && !HeaderFields.equalIgnoringASCIICase(name, "Content-Length")
-            }
+            var kept = pairs.filter { name, _ in !HeaderFields.isDroppedAfterDecoding(name) }
             if let decodedLength { kept.append((name: "Content-Length", value: String(decodedLength))) }
             return HeaderFieldList(pairs: kept)
         }

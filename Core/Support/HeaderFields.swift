@@ -50,10 +50,14 @@ public enum HeaderFields {
     /// let fields = HeaderFields.afterDecoding(head.headerFields, decodedLength: Int64(inflated.count))
     /// ```
     public static func afterDecoding(_ fields: [String: String], decodedLength: Int64?) -> [String: String] {
-        var kept = fields.filter { name, _ in
-            !equalIgnoringASCIICase(name, "Content-Encoding") && !equalIgnoringASCIICase(name, "Content-Length")
-        }
+        var kept = fields.filter { name, _ in !isDroppedAfterDecoding(name) }
         if let decodedLength { kept["Content-Length"] = String(decodedLength) }
         return kept
+    }
+
+    /// Whether decoding a body makes the field `name` untrue:
+    /// `Content-Encoding` and `Content-Length`.
+    static func isDroppedAfterDecoding(_ name: String) -> Bool {
+        equalIgnoringASCIICase(name, "Content-Encoding") || equalIgnoringASCIICase(name, "Content-Length")
     }
 }

@@ -75,24 +75,15 @@ public struct ResponseBody: Sendable {
     /// Reads the whole body, for transports that wrap another one and for
     /// tests; the transfer stage reads bodies itself, under its limits.
     /// - Throws: ``NetworkError/responseTooLarge(_:)`` past `limit` bytes, or
-    ///   the failure that ended the stream.
+    ///   the failure that ended the stream, named as the transfer stage names
+    ///   a body that broke off.
     public func collect(upTo limit: Int) async throws(NetworkError) -> Data {
-        let tooLarge = NetworkError.responseTooLarge(ResponseTooLarge(limit: .memory, bytes: Int64(limit)))
-        switch storage {
-        case .whole(let data):
-            guard data.count <= limit else { throw tooLarge }
-            return data
-        case .stream(let stream):
-            var data = Data()
-            while let chunk = try await stream.next() {
-                guard data.count + chunk.count <= limit else {
-                    stream.stop()
-                    throw tooLarge
-                }
-                data.append(chunk)
-            }
-            return data
+        var reader = BodyReader(self, control: nil, limit: ResponseTooLarge(limit: .memory, bytes: Int64(limit)), announced: nil)
+        var data = Data()
+        while let chunk = try await reader.next() {
+            if data.isEmpty { data = chunk } else { data.append(chunk) }
         }
+        return data
     }
 }
 
