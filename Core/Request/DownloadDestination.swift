@@ -9,6 +9,11 @@ import FoundationNetworking
 /// only once it has arrived whole with a status the target's validation
 /// accepts, before the plugins see the response.
 ///
+/// The temporary URL it is given (in the system's temporary folder) is a name
+/// only, kept for Moya's signature: the file is made next to the destination
+/// this closure returns, so that the move is a rename on one volume. Derive
+/// the destination from the response or your own folder, not from it.
+///
 /// A name that comes from the server is hostile until checked: pass it
 /// through ``DownloadDestinations/safeFileName(_:fallback:)``, as
 /// ``DownloadDestinations/suggestedFile(in:)`` does.

@@ -141,14 +141,6 @@ public struct Response: Sendable, CustomStringConvertible {
         parts.head = response.map(Head.made) ?? .none
         return Response(parts)
     }
-
-    /// A copy whose body is in the file at `url` (a download moved to its
-    /// destination).
-    func replacing(fileURL url: URL) -> Response {
-        var parts = storage.readFixed { copy $0 }
-        parts.fileURL = url
-        return Response(parts, made: storage.withLock { $0 })
-    }
 }
 
 // MARK: - Storage

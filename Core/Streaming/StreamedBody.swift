@@ -138,7 +138,10 @@ final class StreamedBody: Sendable {
     /// the stream ends as cancelled, or as failed with `failure` when a view
     /// refused what it read (nothing happens when it already ended).
     func stop(failing failure: NetworkError? = nil) {
-        let reader = state.withLock { $0.openReader }
+        let (ended, reader) = state.withLock { ($0.hasEnded, $0.openReader) }
+        // An ended body's transport is done: stopping its transfer would
+        // only cancel a finished request (a hop onto its event loop).
+        if ended { return }
         control?.abort(.cancelled)
         reader?.stop()
         finish(failure.map { .failed($0) } ?? .cancelled)

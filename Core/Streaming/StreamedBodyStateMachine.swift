@@ -138,6 +138,13 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
         }
     }
 
+    /// Whether the body has ended: stopping it then has nothing to stop (its
+    /// transport finished, or its transfer was stopped when it failed).
+    var hasEnded: Bool {
+        if case .ended = phase { return true }
+        return false
+    }
+
     /// Ends the body with `outcome`: the summary to tell the plugins the
     /// first time, `nil` after.
     mutating func finish(_ outcome: StreamSummary.Outcome, elapsed: TimeInterval) -> StreamSummary? {

@@ -10,13 +10,16 @@ import Testing
     final class HeldBodyTransport: Transport {
         let body: ResponseBody
         let writer: ResponseBodyWriter
+        /// How many times the transfer stage told this transport to stop.
+        let aborts = Locked(0)
 
         init() {
             (body, writer) = ResponseBody.makeStream()
         }
 
         func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
-            TransportResponse(statusCode: 200, url: request.url, headerFields: [:], body: body)
+            request.control.onAbort { [aborts] in aborts.withLock { $0 += 1 } }
+            return TransportResponse(statusCode: 200, url: request.url, headerFields: [:], body: body)
         }
 
         /// Whether a read waits on the body for the next chunk.
@@ -42,5 +45,27 @@ import Testing
         transport.writer.finish()
         let whole = try await withDeadline(60, "the first iterator's read") { try await first.value }
         #expect(whole == Data("hello".utf8))
+    }
+
+    /// A body read to its end leaves its transport alone when the iterator
+    /// goes: there is nothing left to stop (stopping cancelled the finished
+    /// request of AsyncHTTPClient, a hop onto its event loop for every call).
+    /// One dropped before the end stops the transfer.
+    @Test func anIteratorDroppedAfterTheEndStopsNothingAndOneBeforeItStopsTheTransfer() async throws {
+        let whole = HeldBodyTransport()
+        let response = try await Provider<TestTarget>(transport: whole).stream(TestTarget(URL(string: "http://127.0.0.1:9/")!, path: ""))
+        whole.writer.yield(Data("hello".utf8))
+        whole.writer.finish()
+        #expect(try await response.collect(upTo: 1 << 10) == Data("hello".utf8))
+        #expect(whole.aborts.current == 0)
+
+        let cut = HeldBodyTransport()
+        let unfinished = try await Provider<TestTarget>(transport: cut).stream(TestTarget(URL(string: "http://127.0.0.1:9/")!, path: ""))
+        cut.writer.yield(Data("hel".utf8))
+        do {
+            var iterator = unfinished.body.makeAsyncIterator()
+            #expect(try await iterator.next() == Data("hel".utf8))
+        }
+        #expect(cut.aborts.current == 1, "the iterator went before the end")
     }
 }
