@@ -1,4 +1,5 @@
 import Courier
+import CourierAsyncHTTPClient
 import CourierTestSupport
 import Foundation
 import Testing
@@ -65,6 +66,35 @@ import Testing
             let body = RequestBodyStream(stream, length: lengthKnown ? .known(Int64(whole.count)) : .unknown)
             let echo = try Echo(try await provider.request(TestTarget(server.baseURL, method: .put, task: .uploadStream(body))))
             #expect(echo.bodyData.count == whole.count)
+            #expect(echo.bodyData == whole)
+        }
+    }
+
+    /// A join limit set lower (a server with many uploads at once) still
+    /// sends every chunk whole and in order; 0 joins nothing past one chunk.
+    @Test(arguments: [0, 4096])
+    func aLowerUploadJoinLimitSendsTheBodyWholeAndInOrder(joinLimit: Int) async throws {
+        let transport = AsyncHTTPClientTransport(configuration: .init(uploadJoinLimit: joinLimit))
+        #expect(transport.configuration.uploadJoinLimit == joinLimit)
+        // The transport's own client is shut down however the call ends.
+        let outcome = await Result { () async throws -> Void in try await Self.sendManyChunks(on: transport) }
+        try await transport.shutdown()
+        try outcome.get()
+    }
+
+    private static func sendManyChunks(on transport: AsyncHTTPClientTransport) async throws {
+        try await withServer { server in
+            let provider = Provider<TestTarget>(transport: transport)
+            let chunks = (0..<3_000).map { index in
+                Data((0..<(1 + (index * 7919) % 3000)).map { UInt8(truncatingIfNeeded: index &+ $0) })
+            }
+            let whole = Data(chunks.joined())
+            let stream = AsyncStream<Data> { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            }
+            let echo = try Echo(try await provider.request(TestTarget(server.baseURL, method: .put,
+                                                                      task: .uploadStream(RequestBodyStream(stream, length: .unknown)))))
             #expect(echo.bodyData == whole)
         }
     }

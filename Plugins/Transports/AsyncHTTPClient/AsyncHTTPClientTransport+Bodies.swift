@@ -14,10 +14,11 @@ enum RequestBodies {
     /// The request's body, and for a streamed one the producer that keeps
     /// its reading task, for the transport to cancel when the request ends
     /// (`nil` for every other body, which has no task to cancel).
-    static func make(for request: TransportRequest, on group: any EventLoopGroup) -> (body: HTTPClient.Body?, producer: BodyProducer?) {
+    static func make(for request: TransportRequest, on group: any EventLoopGroup,
+                     joinLimit: Int) -> (body: HTTPClient.Body?, producer: BodyProducer?) {
         if let body = request.bodyStream {
             let producer = BodyProducer()
-            return (stream(body, on: group, producer: producer), producer)
+            return (stream(body, on: group, producer: producer, joinLimit: joinLimit), producer)
         }
         if let file = request.uploadFile {
             return (stream(length: request.bodyLength, on: group) { () throws -> any ChunkSource in
@@ -43,7 +44,8 @@ enum RequestBodies {
     /// and the body ends there without failing the response. The reading
     /// task is cancelled when the request ends, however it ends, so a
     /// producer that waits is never waited on after the call.
-    private static func stream(_ body: RequestBodyStream, on group: any EventLoopGroup, producer: BodyProducer) -> HTTPClient.Body {
+    private static func stream(_ body: RequestBodyStream, on group: any EventLoopGroup, producer: BodyProducer,
+                               joinLimit: Int) -> HTTPClient.Body {
         .stream(contentLength: body.knownLength) { writer in
             // AsyncHTTPClient asks for the body on the request's event loop,
             // where a write needs no hop.
@@ -55,7 +57,7 @@ enum RequestBodies {
                 return loop.makeFailedFuture(error)
             }
             let done = loop.makePromise(of: Void.self)
-            let window = UploadWindow(loop: loop, writer: writer)
+            let window = UploadWindow(loop: loop, writer: writer, joinLimit: joinLimit)
             producer.start { [first] in
                 var reader = first
                 do {

@@ -156,7 +156,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // Each attempt has a body of its own: the end of an attempt ends
             // the reading of a streamed body, which for an attempt that timed
             // out in the queue never began.
-            let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup)
+            let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup, joinLimit: configuration.uploadJoinLimit)
             let outgoing: HTTPClient.Request
             do {
                 outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),

@@ -19,25 +19,18 @@ import NIOCore
 /// next chunk. AsyncHTTPClient completes a write as soon as it has passed it
 /// to the connection, or, while the connection is not writable, once it is
 /// again: so chunks join while a write crosses to the event loop and while
-/// the connection pushes back. Past ``joinLimit`` waiting bytes the producer
-/// waits.
+/// the connection pushes back. Past the join limit
+/// (`AsyncHTTPClientTransport.Configuration.uploadJoinLimit`, 1 MiB unless
+/// set, chosen by measurement: see there) the producer waits.
 final class UploadWindow: Sendable {
-    /// The most bytes that wait, joined, while a write is on its way before
-    /// the producer waits. With the one write on its way, an upload holds at
-    /// most about twice this, plus one chunk of the producer's: 2 MiB
-    /// instead of the 256 KiB of the four-chunk window before. Measured on
-    /// a 256 MB upload of 64 KiB chunks (`courier-bench --only upload`),
-    /// 256 KiB joins ran at 0.65–0.73 of AsyncHTTPClient's own stream, 512 KiB
-    /// at 0.74 and 1 MiB at 0.86–1.02.
-    static let joinLimit = 1 << 20
-
     private typealias Machine = UploadWindowStateMachine<ByteBuffer, CheckedContinuation<Void, any Error>>
 
-    private let state = Locked(Machine(joinLimit: UploadWindow.joinLimit))
+    private let state: Locked<Machine>
     private let loop: any EventLoop
     private let writer: HTTPClient.Body.StreamWriter
 
-    init(loop: any EventLoop, writer: HTTPClient.Body.StreamWriter) {
+    init(loop: any EventLoop, writer: HTTPClient.Body.StreamWriter, joinLimit: Int) {
+        self.state = Locked(Machine(joinLimit: joinLimit))
         self.loop = loop
         self.writer = writer
     }
