@@ -150,14 +150,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         }
         // A promise only when the reader lags: most parts of a reader that
         // keeps up go on at once, on the loop's ready-made future.
-        let loop = task.eventLoop
-        var consumed: EventLoopPromise<Void>?
-        _ = exchange.receivedBody(Self.data(buffer)) {
-            let promise = loop.makePromise(of: Void.self)
-            consumed = promise
-            return { promise.succeed() }
-        }
-        return consumed?.futureResult ?? loop.makeSucceededVoidFuture()
+        return handOn(Self.data(buffer), on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
     }
 
     /// Decodes a part of an encoded body a slice at a time: a collected
@@ -165,11 +158,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// streamed one hands the output on in chunks, each decoded only after
     /// the reader took the one before. A failure to decode fails the request.
     private func receive(_ buffer: ByteBuffer, decodingWith decoder: StreamingDecompression, on loop: any EventLoop) -> EventLoopFuture<Void> {
-        guard request.collectsBody else {
-            let done = loop.makePromise(of: Void.self)
-            stream(buffer, decodingWith: decoder, done: done)
-            return done.futureResult
-        }
+        guard request.collectsBody else { return stream(buffer, decodingWith: decoder, on: loop) }
         var input = buffer
         do {
             while let slice = input.readSlice(length: min(input.readableBytes, Self.sliceSize)), slice.readableBytes > 0 {
@@ -183,27 +172,44 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         }
     }
 
-    private func stream(_ input: ByteBuffer, decodingWith decoder: StreamingDecompression, done: EventLoopPromise<Void>) {
-        // A reader that stopped has its chunks dropped and let go at once:
-        // decoding the rest of the part would be work for nobody.
-        guard !request.control.isAborted else { return done.succeed() }
+    /// Decodes a part of a streamed body and hands the output on in chunks
+    /// of ``decodedChunkSize``; the returned future completes once the
+    /// reader may take more. A promise is made only for a chunk the reader
+    /// lags behind, and the rest of the part is decoded once it took it.
+    private func stream(_ input: ByteBuffer, decodingWith decoder: StreamingDecompression, on loop: any EventLoop) -> EventLoopFuture<Void> {
         var input = input
         var chunk = Data()
         do {
             while let slice = input.readSlice(length: min(input.readableBytes, Self.sliceSize)), slice.readableBytes > 0 {
+                // A reader that stopped has its chunks dropped and let go at
+                // once: decoding the rest of the part would be work for nobody.
+                guard !request.control.isAborted else { return loop.makeSucceededVoidFuture() }
                 chunk.append(try decoder.decode(Self.data(slice)))
                 if chunk.count >= Self.decodedChunkSize, input.readableBytes > 0 {
-                    let rest = input
-                    exchange.receivedBody(chunk) { self.stream(rest, decodingWith: decoder, done: done) }
-                    return
+                    if let taken = handOn(chunk, on: loop) {
+                        let rest = input
+                        return taken.flatMap { self.stream(rest, decodingWith: decoder, on: loop) }
+                    }
+                    chunk = Data()
                 }
             }
         } catch {
-            done.fail(error)
-            return
+            return loop.makeFailedFuture(error)
         }
-        guard !chunk.isEmpty else { return done.succeed() }
-        exchange.receivedBody(chunk) { done.succeed() }
+        guard !chunk.isEmpty else { return loop.makeSucceededVoidFuture() }
+        return handOn(chunk, on: loop) ?? loop.makeSucceededVoidFuture()
+    }
+
+    /// Hands `chunk` to the streamed body: `nil` when the client may read on
+    /// at once, or the future that completes once the reader took it.
+    private func handOn(_ chunk: Data, on loop: any EventLoop) -> EventLoopFuture<Void>? {
+        var consumed: EventLoopPromise<Void>?
+        _ = exchange.receivedBody(chunk) {
+            let promise = loop.makePromise(of: Void.self)
+            consumed = promise
+            return { promise.succeed() }
+        }
+        return consumed?.futureResult
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
