@@ -54,7 +54,7 @@ struct BodyReader: Sendable {
     ///   body that ended short of its announced length or broke off; the
     ///   transfer's own reason when it was stopped (a time-out, a
     ///   cancellation).
-    mutating func next() async throws(NetworkError) -> Data? {
+    nonisolated(nonsending) mutating func next() async throws(NetworkError) -> Data? {
         switch source {
         case .whole(let data):
             source = .whole(nil)

@@ -237,7 +237,7 @@ final class ResponseBodyStream: Sendable {
     /// reader out exactly once (to the chunk, the end, the failure or the
     /// stop that wakes it; its transitions are tested), and a checked one
     /// costs every wait an allocation, most chunks of a reader that keeps up.
-    func next() async throws(NetworkError) -> Data? {
+    nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
         if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
             return try ready.get()
         }
