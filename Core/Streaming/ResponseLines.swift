@@ -16,7 +16,8 @@ public struct ResponseLines: AsyncSequence, Sendable {
         Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumLength))
     }
 
-    /// Reads the lines; dropping it before the end closes the connection.
+    /// Reads the lines; dropping it before the end closes the connection
+    /// (when it owns the body: see ``ResponseByteStream``).
     public struct Iterator: AsyncIteratorProtocol {
         /// What the sequence delivers.
         public typealias Element = String
@@ -95,7 +96,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                  maximumTimeBetweenEvents: maximumTimeBetweenEvents)
     }
 
-    /// Reads the events; dropping it before the end closes the connection.
+    /// Reads the events; dropping it before the end closes the connection
+    /// (when it owns the body: see ``ResponseByteStream``).
     public struct Iterator: AsyncIteratorProtocol {
         /// What the sequence delivers.
         public typealias Element = ServerSentEvent
@@ -192,7 +194,8 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
                                         boundary: framing == .lines ? .lineEnding : .separator(0x1E)))
     }
 
-    /// Reads the values; dropping it before the end closes the connection.
+    /// Reads the values; dropping it before the end closes the connection
+    /// (when it owns the body: see ``ResponseByteStream``).
     public struct Iterator: AsyncIteratorProtocol {
         /// What the sequence delivers.
         public typealias Element = Value

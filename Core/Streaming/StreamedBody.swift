@@ -48,7 +48,8 @@ final class StreamedBody: Sendable {
     ///   off; whatever a decoder threw.
     ///
     /// The first iterator to read, `reader`, owns the body; another
-    /// iterator's reads get `nil` at once.
+    /// iterator's read fails at once while the owner may still read, and
+    /// gets `nil` once it is done.
     nonisolated(nonsending) func next(by reader: ObjectIdentifier) async throws(NetworkError) -> Data? {
         while true {
             let chunk: Data
@@ -57,8 +58,8 @@ final class StreamedBody: Sendable {
                 chunk = arrived
             case .busy:
                 // Another iterator owns the body, or a read is on its way:
-                // this one gets nothing, and the body goes on for the other.
-                return nil
+                // this one is refused, and the body goes on for the other.
+                throw .transport(ConcurrentBodyRead())
             case .end:
                 let tail: Data
                 do {

@@ -20,12 +20,12 @@ extension BodyReader: CountingBodyReader {}
 ///   (any phase) ──stop, failure or the end──▶ ended
 /// ```
 ///
-/// One reader: the first iterator to read owns the body, and another
-/// iterator's reads get nothing (dropping it leaves the body alone), as a
-/// second iteration of a body already taken does; and one read at a time, so
-/// a copy of the owner's iterator reading while a read is on its way gets
-/// nothing too. Two reads waiting on the transport's stream together would
-/// leave one waiting for good.
+/// One reader: the first iterator to read owns the body. Another iterator's
+/// read is refused while the owner may still read (dropping that iterator
+/// leaves the body alone), and gets the end once the owner is done; and one
+/// read at a time, so a copy of the owner's iterator reading while a read is
+/// on its way is refused too. Two reads waiting on the transport's stream
+/// together would leave one waiting for good.
 ///
 /// The body ends once: the first ``finish(_:elapsed:)`` gives the summary the
 /// plugins hear, every later one nothing. The decoders' tail (what they held
@@ -68,15 +68,23 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
         case read(Reader)
         /// It has ended; the read gets nothing.
         case end
-        /// Another iterator owns the body, or a read is on its way; this one
-        /// gets nothing, and the body goes on for the other.
+        /// Another iterator owns the body and may still read it, or a read
+        /// is on its way: this one is refused, and the body goes on for the
+        /// other.
         case busy
     }
 
     /// A read by the iterator `reader`: the first one to read owns the body,
     /// and another one's reads get nothing.
     mutating func read(by reader: ObjectIdentifier) -> ReadAction {
-        if let owner, owner != reader { return .busy }
+        if let owner, owner != reader {
+            // Another iterator's read: nothing, once the owner is done with
+            // the body; refused while the owner may still read it.
+            switch phase {
+            case .tailTaken, .ended: return .end
+            case .unread, .inRead, .betweenReads, .drained: return .busy
+            }
+        }
         owner = reader
         switch phase {
         case .unread(let reader), .betweenReads(let reader):

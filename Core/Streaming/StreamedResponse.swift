@@ -137,10 +137,11 @@ public struct StreamedResponse: Sendable {
 /// The body of a ``StreamedResponse``: chunks of bytes in the order they
 /// arrive, read once.
 ///
-/// The first iterator to read owns the body. Another iterator, made before
-/// or after, finds the body taken and ends at once, and dropping it leaves
-/// the body to the owner; dropping the owner before the end closes the
-/// connection.
+/// The first iterator to read owns the body; dropping it before the end
+/// closes the connection. Another iterator, made before or after, fails at
+/// once with ``NetworkError/transport(_:)`` while the owner may still read
+/// (two tasks reading one body is a mistake that would lose chunks), ends
+/// at once after it, and leaves the body to the owner when dropped.
 public struct ResponseByteStream: AsyncSequence, Sendable {
     /// What the sequence delivers.
     public typealias Element = Data
@@ -155,7 +156,8 @@ public struct ResponseByteStream: AsyncSequence, Sendable {
         Iterator(reader: Reader(body: body))
     }
 
-    /// Reads the chunks; dropping it before the end closes the connection.
+    /// Reads the chunks; dropping it before the end closes the connection
+    /// (when it owns the body: see ``ResponseByteStream``).
     public struct Iterator: AsyncIteratorProtocol {
         /// What the sequence delivers.
         public typealias Element = Data

@@ -79,6 +79,9 @@ struct BodyReader: Sendable {
             case .success(let chunk?):
                 return try counted(chunk)
             case .success(nil):
+                // A transfer stopped while its last chunks waited unread ends
+                // with its reason, not as a body that arrived whole.
+                if let reason = control?.reason { throw reason.error }
                 return try end()
             case .failure(let error):
                 throw Transfer.brokenBody(control?.failure(for: error) ?? error, received: received, announced: announced)

@@ -137,6 +137,10 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     /// The reader gives up: the body ends cancelled (unless it had ended), and
     /// the unread chunks are dropped; returns them, so their writers go on,
     /// and the reader that waited, if one did.
+    ///
+    /// A body whose writer had finished but whose chunks were not all read
+    /// ends cancelled too: dropping them and keeping its clean end would hand
+    /// the reader a body cut short as if it were whole.
     mutating func stop() -> (dropped: [Chunk], reader: Reader?) {
         switch state {
         case .streaming(var unread, let reader):
@@ -145,7 +149,7 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
             return (dropped, reader)
         case .ended(var unread, let failure):
             let dropped = unread.removeAll()
-            state = .ended(Unread(), failure: failure)
+            state = .ended(Unread(), failure: dropped.isEmpty ? failure : failure ?? .cancelled)
             return (dropped, nil)
         }
     }
@@ -173,7 +177,10 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
                 state = .streaming(unread, reader: waiting)
                 return .chunk(chunk)
             }
-            state = .streaming(unread, reader: reader ?? waiting)
+            state = .streaming(unread, reader: waiting ?? reader)
+            // One reader: a second one that would wait beside the first is
+            // refused, since only one of them could ever be woken.
+            if waiting != nil, reader != nil { return .fail(.transport(ConcurrentBodyRead())) }
             return .wait
         case .ended(var unread, let failure):
             state = .ended(Unread(), failure: failure)
@@ -195,5 +202,14 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     var readerIsWaiting: Bool {
         if case .streaming(_, reader: .some) = state { return true }
         return false
+    }
+}
+
+/// A body read by two readers at once: the second is refused. Read a body
+/// from one task; a streamed response's body belongs to the iterator that
+/// read it first.
+struct ConcurrentBodyRead: Error, CustomStringConvertible {
+    var description: String {
+        "the body is already being read by another reader; read a response body once, from one task"
     }
 }

@@ -82,6 +82,28 @@ struct Bytes: JoinableChunk, Equatable, ExpressibleByArrayLiteral {
         }
     }
 
+    /// A join limit of 0 (`uploadJoinLimit` set so): every chunk that comes
+    /// while a write is on its way holds the producer, so at most that write
+    /// and one chunk wait.
+    @Test func aJoinLimitOfZeroHoldsTheProducerAtEveryChunkThatMustWait() throws {
+        var machine = Machine(joinLimit: 0)
+        guard case .write = try machine.offer(Self.chunk(1)) else {
+            Issue.record("with nothing on its way, a chunk is written at once")
+            return
+        }
+        guard case .full = try machine.offer(Self.chunk(2)) else {
+            Issue.record("the chunk that must wait fills the window")
+            return
+        }
+        guard case .suspend = machine.wait("producer", untilDrained: false) else {
+            Issue.record("the producer waits")
+            return
+        }
+        let (next, resumed) = machine.completed(.success(()))
+        #expect(next == [2])
+        #expect(resumed == "producer")
+    }
+
     @Test func theFirstFailedWriteEndsTheUploadAndDropsWhatWaited() throws {
         var machine = Machine(joinLimit: 4)
         _ = try machine.offer(Self.chunk(0))

@@ -119,4 +119,27 @@ import Testing
             return
         }
     }
+
+    /// The transfer stopped (its deadline) after the transport finished but
+    /// before the reader took every chunk: the reader hears the reason, not
+    /// a clean end of a body cut short.
+    @Test func aTransferStoppedWithChunksUnreadEndsWithItsReasonNotAnEnd() async {
+        for unreadAtTheStop in [1, 0] {
+            let (body, writer) = ResponseBody.makeStream()
+            let control = TransferControl()
+            var reader = BodyReader(body, control: control, limit: nil, announced: nil)
+            writer.yield(Data(count: 4))
+            for _ in 0..<unreadAtTheStop { writer.yield(Data(count: 4)) }
+            writer.finish()
+            let first = try? await reader.next()
+            #expect(first?.count == 4)
+            control.abort(.timedOut(.deadline(1)))
+            let (chunks, failure) = await Self.readAll(&reader)
+            #expect(chunks.isEmpty, "\(unreadAtTheStop) unread")
+            guard case .timedOut(let reason as TransferTimeout)? = failure, reason == .deadline(1) else {
+                Issue.record("expected the deadline, got \(String(describing: failure)) with \(unreadAtTheStop) unread")
+                continue
+            }
+        }
+    }
 }

@@ -109,12 +109,41 @@ import Testing
         #expect(machine.stop().reader == 9)
     }
 
-    @Test func stoppingAnEndedBodyKeepsHowItEnded() {
+    /// A body whose writer had finished, stopped with chunks still unread
+    /// (a deadline while the reader works through a queue), ends cancelled:
+    /// keeping its clean end handed the reader a body cut short as whole.
+    @Test func stoppingAnEndedBodyWithUnreadChunksEndsItCancelled() {
         var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
         _ = machine.yield(Self.chunk(5))
         _ = machine.finish(failure: nil)
         #expect(machine.stop().dropped.count == 1)
-        guard case .end = machine.next(waiting: nil) else { Issue.record("expected the clean end"); return }
+        guard case .fail(.cancelled) = machine.next(waiting: nil) else { Issue.record("expected cancelled, not a clean end"); return }
+    }
+
+    @Test func stoppingAnEndedBodyWithNothingUnreadKeepsHowItEnded() {
+        var whole = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        _ = whole.finish(failure: nil)
+        #expect(whole.stop().dropped.isEmpty)
+        guard case .end = whole.next(waiting: nil) else { Issue.record("expected the clean end"); return }
+
+        var failed = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        _ = failed.yield(Self.chunk(5))
+        _ = failed.finish(failure: .connectionLost(URLError(.networkConnectionLost)))
+        _ = failed.stop()
+        guard case .fail(.connectionLost) = failed.next(waiting: nil) else { Issue.record("expected the failure it ended with"); return }
+    }
+
+    /// Only one reader waits: a second, which could never be woken beside the
+    /// first, is refused at once, and the first still gets the next chunk.
+    @Test func aSecondReaderThatWouldWaitIsRefused() {
+        var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
+        guard case .wait = machine.next(waiting: 1) else { Issue.record("expected the first reader to wait"); return }
+        guard case .fail(.transport(let error)) = machine.next(waiting: 2), error is ConcurrentBodyRead else {
+            Issue.record("expected the second reader refused")
+            return
+        }
+        guard case .deliver(let reader) = machine.yield(Self.chunk(3)) else { Issue.record("expected deliver"); return }
+        #expect(reader == 1)
     }
 
     /// A server that sends one-byte chunks to a reader that lags holds its

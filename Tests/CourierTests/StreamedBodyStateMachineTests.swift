@@ -97,11 +97,15 @@ import Testing
         reader.received = 2
         machine.readerReturned(reader, atEnd: false)
         let other = machine.read(by: Self.second)
-        guard case .busy = other else { Issue.record("expected another iterator's read to get nothing, got \(other)"); return }
+        guard case .busy = other else { Issue.record("expected another iterator's read refused, got \(other)"); return }
         #expect(!machine.dropping(Self.second))
         #expect(machine.dropping(Self.first))
         let owners = machine.read(by: Self.first)
         #expect(reads(owners) == Reader(received: 2), "the owner reads on")
+        machine.readerReturned(Reader(received: 2), atEnd: true)
+        _ = machine.takeTail { [] }
+        let afterTheOwner = machine.read(by: Self.second)
+        #expect(ends(afterTheOwner), "once the owner is done, another iterator gets the end")
     }
 
     @Test func aReaderBackFromABodyStoppedMeanwhileLeavesItEnded() throws {

@@ -29,22 +29,34 @@ import Testing
         }
     }
 
-    /// While the first iterator waits for a chunk, a second one's read gets
-    /// nothing at once; the first then reads the whole body. Two reads
-    /// waiting on the transport's stream together left the first waiting for
-    /// good.
-    @Test func aSecondIteratorReadingAtOnceGetsNothingAndTheFirstReadsOn() async throws {
+    /// While the first iterator waits for a chunk, a second one's read is
+    /// refused at once; the first then reads the whole body, and a third
+    /// iterator after it gets the end. Two reads waiting on the transport's
+    /// stream together left the first waiting for good.
+    @Test func aSecondIteratorReadingAtOnceIsRefusedAndTheFirstReadsOn() async throws {
         let transport = HeldBodyTransport()
         let provider = Provider<TestTarget>(transport: transport)
         let response = try await provider.stream(TestTarget(URL(string: "http://127.0.0.1:9/")!, path: ""))
         let first = Task { try await response.collect(upTo: 1 << 10) }
         try await waitUntil("the first iterator waits for a chunk", within: 60) { transport.readerIsWaiting }
-        let second = try await withDeadline(60, "the second iterator's read") { try await response.collect(upTo: 1 << 10) }
-        #expect(second.isEmpty, "the body belongs to the iterator already reading it")
+        let second = try await withDeadline(60, "the second iterator's read") { () async -> NetworkError? in
+            do throws(NetworkError) {
+                _ = try await response.collect(upTo: 1 << 10)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case .transport(let refusal)? = second else {
+            Issue.record("expected the second iterator refused, got \(String(describing: second))")
+            return
+        }
+        #expect(String(describing: refusal).contains("another reader"))
         transport.writer.yield(Data("hello".utf8))
         transport.writer.finish()
         let whole = try await withDeadline(60, "the first iterator's read") { try await first.value }
         #expect(whole == Data("hello".utf8))
+        #expect(try await response.collect(upTo: 1 << 10).isEmpty, "once the owner is done, another iterator gets the end")
     }
 
     /// A body read to its end leaves its transport alone when the iterator
