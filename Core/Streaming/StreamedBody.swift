@@ -112,7 +112,7 @@ final class StreamedBody: Sendable {
     private enum Arrival {
         case chunk(Data)
         case end
-        /// Another read is on its way.
+        /// Another iterator owns the body, or a read is on its way.
         case busy
     }
 
