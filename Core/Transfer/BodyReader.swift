@@ -10,7 +10,7 @@ import Foundation
 /// - checks the end against the `Content-Length` the head announced;
 /// - stops the transport's stream when the transfer is stopped or the reading
 ///   task is cancelled;
-/// - names a body that broke off (``Transfer/brokenBody(_:received:announced:)``).
+/// - names a body that broke off, by one rule (``brokenBody(_:)``).
 ///
 /// A value with one reader at a time: the transfer stage keeps it on its
 /// stack, a streamed call in its state, taking it out to read and putting the
@@ -84,7 +84,7 @@ struct BodyReader: Sendable {
                 if let reason = control?.reason { throw reason.error }
                 return try end()
             case .failure(let error):
-                throw Transfer.brokenBody(control?.failure(for: error) ?? error, received: received, announced: announced)
+                throw brokenBody(control?.failure(for: error) ?? error)
             }
         }
     }
@@ -93,6 +93,30 @@ struct BodyReader: Sendable {
     /// dropped (nothing happens for a body already whole).
     func stop() {
         if case .stream(let stream) = source { stream.stop() }
+    }
+
+    /// What a body that failed after its head is called, however it was
+    /// being read (collected, written to a download, or handed to the
+    /// caller): the one rule for a body that broke off.
+    ///
+    /// A time-out, a cancellation and a limit keep their names, as does a
+    /// download that could not be written. Otherwise the body broke off: short
+    /// of its `Content-Length`, the failure says how much came of how much
+    /// was announced; a failure the client could not name (libcurl reports a
+    /// chunked body cut short only as an unknown error) is a lost
+    /// connection, since the head had arrived. Anything else (an invalid
+    /// chunk the client named) keeps its name.
+    private func brokenBody(_ failure: NetworkError) -> NetworkError {
+        switch failure {
+        case .timedOut, .cancelled, .responseTooLarge, .downloadFailed:
+            return failure
+        default:
+            if let announced, received < announced {
+                return .connectionLost(IncompleteBody(expected: announced, received: received))
+            }
+            if case .transport(let error) = failure { return .connectionLost(error) }
+            return failure
+        }
     }
 
     private mutating func counted(_ chunk: Data) throws(NetworkError) -> Data {

@@ -197,30 +197,6 @@ struct Transfer: Sendable {
         return reader.received
     }
 
-    /// What a body that failed after its head is called, however it was
-    /// being read (collected, written to a download, or handed to the
-    /// caller): the one rule for a body that broke off.
-    ///
-    /// A time-out, a cancellation and a limit keep their names, as does a
-    /// download that could not be written. Otherwise the body broke off: short
-    /// of its `Content-Length`, the failure says how much came of how much
-    /// was announced; a failure the client could not name (libcurl reports a
-    /// chunked body cut short only as an unknown error) is a lost
-    /// connection, since the head had arrived. Anything else (an invalid
-    /// chunk the client named) keeps its name.
-    static func brokenBody(_ failure: NetworkError, received: Int64, announced: Int64?) -> NetworkError {
-        switch failure {
-        case .timedOut, .cancelled, .responseTooLarge, .downloadFailed:
-            return failure
-        default:
-            if let announced, received < announced {
-                return .connectionLost(IncompleteBody(expected: announced, received: received))
-            }
-            if case .transport(let error) = failure { return .connectionLost(error) }
-            return failure
-        }
-    }
-
     /// Whether `scheme` is http or https, in any case (the usual lower case
     /// is checked without making a lowered copy).
     static func isHTTP(_ scheme: String) -> Bool {

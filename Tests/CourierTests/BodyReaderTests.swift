@@ -74,7 +74,7 @@ import Testing
     }
 
     /// However the transport names a failure after the head, the reader
-    /// names it by one rule (`Transfer.brokenBody`).
+    /// names it by one rule (`BodyReader.brokenBody`).
     @Test func aStreamThatBreaksOffIsNamedByTheOneRule() async {
         let cases: [(announced: Int64?, failure: any Error, expected: String)] = [
             (100, URLError(.networkConnectionLost), "incomplete"),
