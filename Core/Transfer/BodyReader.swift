@@ -5,7 +5,8 @@ import Foundation
 /// redirect, or handed to the caller of a streamed call.
 ///
 /// It is the one place that:
-/// - runs the idle clock only while a chunk is awaited;
+/// - hands the idle clock to the stream, which runs it only while a chunk
+///   is awaited;
 /// - counts the bytes against the body's limit, and stops the transfer past it;
 /// - checks the end against the `Content-Length` the head announced;
 /// - stops the transport's stream when the transfer is stopped or the reading
@@ -40,7 +41,7 @@ struct BodyReader: Sendable {
             source = .stream(stream)
             if let control {
                 control.onAbort { stream.stop() }
-                stream.reportArrivals(to: control)
+                control.reads(stream)
             }
         }
         self.control = control
@@ -64,10 +65,7 @@ struct BodyReader: Sendable {
             let control = control
             let result: Result<Data?, NetworkError> = await withTaskCancellationHandler {
                 do throws(NetworkError) {
-                    control?.readerWaits()
-                    let chunk = try await stream.next()
-                    control?.chunkArrived()
-                    return .success(chunk)
+                    return .success(try await stream.next())
                 } catch {
                     return .failure(error)
                 }

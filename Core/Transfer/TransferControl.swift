@@ -24,7 +24,14 @@ public final class TransferControl: Sendable {
         }
     }
 
-    private let state: Locked<TransferControlStateMachine>
+    private struct State: Sendable {
+        var machine: TransferControlStateMachine
+        /// The streamed body being read, which keeps the idle clock once the
+        /// head has arrived (see ``activity``).
+        var body: ResponseBodyStream?
+    }
+
+    private let state: Locked<State>
     private let uploadProgress: ProgressHandler?
     /// Whether the body is read chunk by chunk by the transfer stage or a
     /// caller, whose waits then run the idle clock (see
@@ -40,7 +47,7 @@ public final class TransferControl: Sendable {
     init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?, readsInChunks: Bool = false) {
         self.uploadProgress = progress
         self.readsInChunks = readsInChunks
-        self.state = Locked(TransferControlStateMachine(bodyLimit: bodyLimit, now: DispatchTime.now().uptimeNanoseconds))
+        self.state = Locked(State(machine: TransferControlStateMachine(bodyLimit: bodyLimit, now: DispatchTime.now().uptimeNanoseconds)))
     }
 
     // MARK: - What the transport reports
@@ -49,7 +56,7 @@ public final class TransferControl: Sendable {
     /// of `total` when known.
     public func didSend(_ totalSent: Int64, of total: Int64?) {
         let now = DispatchTime.now().uptimeNanoseconds
-        let isNew = state.withLock { $0.didSend(totalSent, now: now) }
+        let isNew = state.withLock { $0.machine.didSend(totalSent, now: now) }
         guard isNew, let uploadProgress else { return }
         uploadProgress(TransferProgress(direction: .upload, completedBytes: totalSent, totalBytes: total.flatMap { $0 > 0 ? $0 : nil }))
     }
@@ -59,7 +66,7 @@ public final class TransferControl: Sendable {
     func didReceiveHead() {
         let now = DispatchTime.now().uptimeNanoseconds
         let readsInChunks = readsInChunks
-        state.withLock { $0.touch(now: now, waitsOnServer: readsInChunks ? false : nil) }
+        state.withLock { $0.machine.touch(now: now, waitsOnServer: readsInChunks ? false : nil) }
     }
 
     /// Counts body bytes before they are kept (``ResponseExchange`` does,
@@ -71,7 +78,7 @@ public final class TransferControl: Sendable {
     @discardableResult
     func didReceive(byteCount: Int) -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
-        switch state.withLock({ $0.didReceive(byteCount: byteCount, now: now) }) {
+        switch state.withLock({ $0.machine.didReceive(byteCount: byteCount, now: now) }) {
         case .keep:
             return true
         case .drop:
@@ -86,48 +93,43 @@ public final class TransferControl: Sendable {
     /// must. The handler cancels the client's request; the transport then
     /// throws whatever its client reports.
     public func onAbort(_ handler: @escaping @Sendable () -> Void) {
-        if !state.withLock({ $0.onAbort(handler) }) { handler() }
+        if !state.withLock({ $0.machine.onAbort(handler) }) { handler() }
     }
 
     /// Whether the transfer has been told to stop.
     public var isAborted: Bool {
-        state.withLock { $0.reason != nil }
+        state.withLock { $0.machine.reason != nil }
     }
 
     // MARK: - What the transfer stage does
 
-    func touch() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { $0.touch(now: now) }
-    }
-
-    var lastActivity: UInt64 { state.withLock { $0.activity.last } }
+    var lastActivity: UInt64 { activity.last }
 
     /// When bytes last moved, and whether the transfer waits on the server
-    /// now (when it does not, it cannot be idle).
+    /// now (when it does not, it cannot be idle): the control's own until a
+    /// streamed body is read, then the body's, which runs the clock only
+    /// while its reader waits for a chunk (so a chunk costs the control
+    /// nothing; the watchdog asks only when it looks).
     var activity: (last: UInt64, waitsOnServer: Bool) {
-        state.withLock { $0.activity }
+        let (own, body) = state.withLock { ($0.machine.activity, $0.body) }
+        guard let body else { return own }
+        let clock = body.clock
+        return (max(own.last, clock.last), clock.readerWaits)
     }
 
-    /// The reader asks for the next chunk: the idle clock runs from now until
-    /// one arrives.
-    func readerWaits() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { $0.touch(now: now, waitsOnServer: true) }
+    /// The transfer stage reads `body`, this transfer's streamed body: from
+    /// now on the body keeps the idle clock, and a client that overflows
+    /// its unread bound stops this transfer.
+    func reads(_ body: ResponseBodyStream) {
+        state.withLock { $0.body = body }
+        body.watched(by: self)
     }
 
-    /// A chunk arrived for the reader: the idle clock stops until the reader
-    /// asks for the next one.
-    func chunkArrived() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { $0.touch(now: now, waitsOnServer: false) }
-    }
-
-    var reason: Reason? { state.withLock { $0.reason } }
+    var reason: Reason? { state.withLock { $0.machine.reason } }
 
     /// Stops the transfer for `reason`; the first reason wins.
     func abort(_ reason: Reason) {
-        state.withLock { $0.abort(reason) }.run()
+        state.withLock { $0.machine.abort(reason) }.run()
     }
 
     /// The error a failure stands for: the reason the transfer stage stopped

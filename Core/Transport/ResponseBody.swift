@@ -68,7 +68,7 @@ public struct ResponseBody: Sendable {
         return body
     }
 
-    private init(storage: Storage) {
+    init(storage: Storage) {
         self.storage = storage
     }
 
@@ -123,7 +123,7 @@ public struct ResponseBodyWriter: Sendable {
     /// - Returns: `true` when the client may read on at once (`makeWaiter`
     ///   was not called); `false` when it waits for the callback.
     public func yield(_ chunk: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
-        stream.yield(chunk, waitingWith: { makeWaiter() })
+        stream.offer(chunk, waitingWith: { makeWaiter() }) != .held
     }
 
     /// Ends the body: every byte has been delivered.
@@ -148,48 +148,82 @@ final class ResponseBodyStream: Sendable {
 
     private struct State: Sendable {
         var machine: Machine
-        /// Told when a chunk arrives, on the transport's thread, so the idle
-        /// clock stops then and not when the reader gets to run.
+        /// The transfer this body belongs to, stopped when a client that
+        /// cannot wait overflows the unread bound; set while the transfer
+        /// stage watches the body (see ``watched(by:)``).
         ///
         /// The transfer's abort handler holds this stream, so the stream lets
         /// go of the transfer when the body ends: a cycle kept past the end
         /// would keep both, and all they hold, for the life of the process.
-        var arrivals: TransferControl?
+        var transfer: TransferControl?
+        /// When a chunk last arrived or the reader last began to wait
+        /// (uptime nanoseconds), kept only while a transfer watches: the
+        /// transfer's idle clock, read by its watchdog (see ``clock``).
+        var lastMoved: UInt64 = 0
+        /// Whether chunks are taken: a body that a ``ResponseExchange`` makes
+        /// takes none until its head has arrived (see ``open()``).
+        var isOpen: Bool
     }
 
     private let state: Locked<State>
 
-    init(maximumUnreadBytes: Int? = nil) {
-        state = Locked(State(machine: Machine(readAheadLimit: ResponseBody.readAheadLimit, maximumUnreadBytes: maximumUnreadBytes)))
+    /// A stream that takes chunks at once, or, `opensAtHead`, only once
+    /// ``open()`` is called: a ``ResponseExchange``'s body, whose client
+    /// hands its parts straight to it, so the exchange does not look at
+    /// every part.
+    init(maximumUnreadBytes: Int? = nil, opensAtHead: Bool = false) {
+        state = Locked(State(machine: Machine(readAheadLimit: ResponseBody.readAheadLimit, maximumUnreadBytes: maximumUnreadBytes),
+                             isOpen: !opensAtHead))
+    }
+
+    /// The head arrived: chunks are taken from now on.
+    func open() {
+        state.withLock { $0.isOpen = true }
     }
 
     func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
-        if yield(data, waitingWith: { whenConsumed }) { whenConsumed?() }
+        if offer(data, waitingWith: { whenConsumed }) != .held { whenConsumed?() }
     }
 
-    /// Yields `data`; returns `true` when the writer may go on at once, and
-    /// `false` when it waits for the callback `makeWaiter` made (asked for
-    /// under the lock, only then), which runs when the reader takes the chunk.
-    func yield(_ data: Data, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Bool {
-        let (action, arrivals) = state.withLock { state in
-            (state.machine.yield(data, whenHeld: makeWaiter), state.arrivals)
+    /// What became of a chunk offered to the stream.
+    enum Offer: Equatable {
+        /// Taken (or handed to the waiting reader): the writer goes on now.
+        case taken
+        /// Taken past the read-ahead: the writer waits for its callback.
+        case held
+        /// Not taken: the body had not opened, had ended, or failed with
+        /// this chunk past its unread bound. The writer goes on.
+        case refused
+    }
+
+    /// Offers `data`; the callback `makeWaiter` makes (asked for under the
+    /// lock, only for a chunk that is `held`) runs when the reader takes the
+    /// chunk.
+    func offer(_ data: Data, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Offer {
+        let (action, transfer) = state.withLock { state -> (Machine.YieldAction, TransferControl?) in
+            guard state.isOpen else { return (.refused, nil) }
+            // A chunk that arrives stops the idle clock here, on the client's
+            // thread, not when the reader gets to run.
+            if state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
+            return (state.machine.yield(data, whenHeld: makeWaiter), state.transfer)
         }
-        arrivals?.chunkArrived()
         switch action {
         case .deliver(let reader):
             reader.resume(returning: data)
-            return true
+            return .taken
         case .goOn:
-            return true
+            return .taken
         case .hold:
-            return false
+            return .held
+        case .refused:
+            return .refused
         case .overflow(let dropped, let failure):
             // The transfer stops now, not when the reader next reads: a
             // client that cannot wait would otherwise go on receiving, and
             // dropping, a body that never ends.
-            arrivals?.abort(.tooLarge(failure))
+            transfer?.abort(.tooLarge(failure))
             for chunk in dropped { chunk.whenConsumed?() }
-            return true
+            return .refused
         }
     }
 
@@ -198,7 +232,7 @@ final class ResponseBodyStream: Sendable {
     /// ``stop()`` drops it instead.
     func finish(throwing failure: NetworkError?) {
         let reader = state.withLock { state in
-            state.arrivals = nil
+            state.transfer = nil
             return state.machine.finish(failure: failure)
         }
         guard let reader else { return }
@@ -210,19 +244,32 @@ final class ResponseBodyStream: Sendable {
     /// so no back-pressure promise is left waiting.
     func stop() {
         let (dropped, reader) = state.withLock { state in
-            state.arrivals = nil
+            state.transfer = nil
             return state.machine.stop()
         }
         reader?.resume(throwing: NetworkError.cancelled)
         for chunk in dropped { chunk.whenConsumed?() }
     }
 
-    /// Tells `control` of every chunk that arrives from now on.
-    func reportArrivals(to control: TransferControl) {
-        // A body that has ended has no arrivals to tell of.
+    /// The transfer stage watches this body as part of `control`'s transfer:
+    /// the stream keeps the idle clock from now on (``clock``), and stops
+    /// the transfer when a client that cannot wait overflows it.
+    func watched(by control: TransferControl) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        // A body that has ended has nothing to watch.
         state.withLock { state in
-            if state.machine.isStreaming { state.arrivals = control }
+            guard state.machine.isStreaming else { return }
+            state.transfer = control
+            state.lastMoved = now
         }
+    }
+
+    /// The idle clock of a watched body: when bytes last moved, and whether
+    /// the transfer waits on the server now, which it does only while the
+    /// reader waits for a chunk that has not arrived (a reader that is busy
+    /// elsewhere, or a body that has ended, is not the server's delay).
+    var clock: (last: UInt64, readerWaits: Bool) {
+        state.withLock { ($0.lastMoved, $0.machine.readerIsWaiting) }
     }
 
     /// Whether a reader waits for the next chunk (for tests).
@@ -243,7 +290,13 @@ final class ResponseBodyStream: Sendable {
         }
         do {
             return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
-                guard let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: continuation) })) else { return }
+                let action = state.withLock { state in
+                    let action = state.machine.next(waiting: continuation)
+                    // The idle clock runs from now until a chunk arrives.
+                    if case .wait = action, state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
+                    return action
+                }
+                guard let ready = Self.result(of: action) else { return }
                 continuation.resume(with: ready.mapError { $0 as any Error })
             }
         } catch let error as NetworkError {

@@ -84,9 +84,11 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     enum YieldAction {
         /// Hand the chunk to the waiting reader, then let the writer go on.
         case deliver(to: Reader)
-        /// Let the writer go on now (queued within the read-ahead, or
-        /// dropped because nobody reads any more).
+        /// Let the writer go on now: the chunk is queued within the read-ahead.
         case goOn
+        /// The body had ended (or been stopped): the chunk is dropped, and
+        /// the writer goes on.
+        case refused
         /// The writer waits: its callback runs when the reader takes the chunk.
         case hold
         /// The reader fell too far behind: the body failed with `failure`;
@@ -102,7 +104,7 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     /// chunk that holds the writer (`.hold`): a writer that goes on at once,
     /// most chunks of a fast reader, makes none.
     mutating func yield(_ data: Data, whenHeld: () -> (@Sendable () -> Void)?) -> YieldAction {
-        guard case .streaming(var unread, let reader) = state else { return .goOn }
+        guard case .streaming(var unread, let reader) = state else { return .refused }
         if let reader {
             state = .streaming(unread, reader: nil)
             return .deliver(to: reader)

@@ -40,8 +40,10 @@ public struct ResponseExchange: Sendable {
 
     private let control: TransferControl
     /// A streamed exchange's body, made with the exchange (by the sending
-    /// task), so the client's thread reaches it through the lock alone.
-    private let streamed: ResponseBody?
+    /// task). It opens when the head arrives, and from then on the client's
+    /// parts go straight to it: the exchange's own state is not touched for
+    /// every part, only for the head and the end.
+    private let streamed: ResponseBodyStream?
     private let state: Locked<Machine>
 
     /// Creates the exchange for one attempt at `request`.
@@ -53,9 +55,9 @@ public struct ResponseExchange: Sendable {
     ///     fails (see ``ResponseBody/makeStream(maximumUnreadBytes:)``).
     public init(for request: TransportRequest, maximumUnreadBytes: Int? = nil) {
         control = request.control
-        let stream = request.collectsBody ? nil : ResponseBody.makeStream(maximumUnreadBytes: maximumUnreadBytes)
-        streamed = stream?.body
-        state = Locked(Machine(streamingTo: stream?.writer))
+        let stream = request.collectsBody ? nil : ResponseBodyStream(maximumUnreadBytes: maximumUnreadBytes, opensAtHead: true)
+        streamed = stream
+        state = Locked(Machine(streamingTo: stream.map(ResponseBodyWriter.init(stream:))))
     }
 
     /// Waits for the response and makes it: once the head has arrived for a
@@ -79,7 +81,7 @@ public struct ResponseExchange: Sendable {
         }
         switch answer {
         case .streamed:
-            return try makeResponse(streamed ?? .empty)
+            return try makeResponse(streamed.map { ResponseBody(storage: .stream($0)) } ?? .empty)
         case .whole(let parts):
             return try makeResponse(ResponseBody(Self.joined(parts)))
         case .partial(let parts, let failure):
@@ -93,7 +95,10 @@ public struct ResponseExchange: Sendable {
     /// it first. A second head, or one after the end, is ignored.
     public func receivedHead() {
         control.didReceiveHead()
-        state.withLock { $0.receivedHead() }?.resume(returning: .streamed)
+        let (caller, streams) = state.withLock { state in (state.receivedHead(), state.isStreaming) }
+        // Opened before the caller hears of the head; not after the end.
+        if streams { streamed?.open() }
+        caller?.resume(returning: .streamed)
     }
 
     /// A part of the body arrived.
@@ -105,21 +110,26 @@ public struct ResponseExchange: Sendable {
     /// and is counted against the transfer's limit as it arrives, whatever
     /// the body's reader does.
     /// - Returns: `false` when the part was refused: past the limit of a body
-    ///   kept whole or counted as it arrives, before the head, or after the
-    ///   end. A client may stop decoding or reading then. (A part handed to a
-    ///   streamed body's reader returns `true`; a reader that stopped drops
-    ///   it, and the transfer's abort handler stops the client.)
+    ///   kept whole or counted as it arrives, past the unread bound of a
+    ///   streamed body, before the head, after the end, or after the body's
+    ///   reader stopped (the transfer's abort handler stops the client then
+    ///   too). A client may stop decoding or reading then.
     @discardableResult
     public func receivedBody(_ part: Data, whenConsumed: (@Sendable () -> Void)? = nil) -> Bool {
-        let (action, keep) = take(part, counts: whenConsumed == nil || streamed == nil)
-        switch action {
-        case .collected:
+        guard let streamed else {
+            let kept = collect(part)
             whenConsumed?()
-            return keep
-        case .yield(let writer):
-            writer.yield(part, whenConsumed: whenConsumed)
+            return kept
+        }
+        // A client that cannot wait has its parts counted as they arrive.
+        guard whenConsumed != nil || control.didReceive(byteCount: part.count) else { return false }
+        switch streamed.offer(part, waitingWith: { whenConsumed }) {
+        case .taken:
+            whenConsumed?()
             return true
-        case .drop:
+        case .held:
+            return true
+        case .refused:
             whenConsumed?()
             return false
         }
@@ -151,20 +161,20 @@ public struct ResponseExchange: Sendable {
     ///   when it waits for the callback. Unlike ``receivedBody(_:whenConsumed:)``,
     ///   it does not say whether the part was refused.
     public func receivedBody(_ part: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
-        switch take(part, counts: streamed == nil).action {
-        case .collected, .drop:
+        guard let streamed else {
+            collect(part)
             return true
-        case .yield(let writer):
-            return writer.yield(part, waitingWith: makeWaiter)
         }
+        return streamed.offer(part, waitingWith: { makeWaiter() }) != .held
     }
 
-    /// Counts `part` against the transfer's limit when it `counts` (a body
-    /// kept in memory, or a client that cannot wait), then takes it into
-    /// the delivery state: kept, handed to the streamed body, or dropped.
-    private func take(_ part: Data, counts: Bool) -> (action: Machine.PartAction, keep: Bool) {
-        let keep = !counts || control.didReceive(byteCount: part.count)
-        return (state.withLock { $0.received(part: part, keep: keep) }, keep)
+    /// Counts a part of a body kept in memory against the transfer's limit,
+    /// then keeps it (or, past the limit, lets the parts kept so far go).
+    /// - Returns: Whether it was kept.
+    @discardableResult
+    private func collect(_ part: Data) -> Bool {
+        let keep = control.didReceive(byteCount: part.count)
+        return state.withLock { $0.received(part: part, keep: keep) } == .collected && keep
     }
 
     /// The exchange ends: every byte arrived (`failure` `nil`), or the client

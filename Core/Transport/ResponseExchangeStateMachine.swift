@@ -96,15 +96,15 @@ struct ResponseExchangeStateMachine<Caller, Writer> {
     enum PartAction {
         /// Kept with the collected body (or let go with it, past its limit).
         case collected
-        /// Hand the part to this writer.
-        case yield(Writer)
-        /// Nobody takes it: no head yet, or the exchange ended.
+        /// Nobody takes it here: no head yet, the exchange ended, or the
+        /// body is streamed (its parts go to the stream, which opens at the
+        /// head, not through this state).
         case drop
     }
 
-    /// A part of the body arrived. `keep` is whether the transfer lets the
-    /// body keep it: `false` past the limit, when the collected parts are
-    /// let go at once (the call fails with the limit, not with them).
+    /// A part of a collected body arrived. `keep` is whether the transfer
+    /// lets the body keep it: `false` past the limit, when the collected
+    /// parts are let go at once (the call fails with the limit, not with them).
     mutating func received(part: Data, keep: Bool) -> PartAction {
         switch body {
         case .collecting(var parts):
@@ -112,11 +112,16 @@ struct ResponseExchangeStateMachine<Caller, Writer> {
             if keep { parts.append(part) } else { parts = [] }
             body = .collecting(parts: parts)
             return .collected
-        case .streaming(let writer):
-            return keep ? .yield(writer) : .drop
-        case .waitingForHead, .ended:
+        case .streaming, .waitingForHead, .ended:
             return .drop
         }
+    }
+
+    /// Whether the head arrived for a streamed body that has not ended: its
+    /// stream takes the parts.
+    var isStreaming: Bool {
+        if case .streaming = body { return true }
+        return false
     }
 
     enum EndAction {

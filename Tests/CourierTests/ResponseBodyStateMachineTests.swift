@@ -76,7 +76,7 @@ import Testing
             _ = machine.yield(Self.chunk(5))
             #expect(machine.finish(failure: failure) == nil, "no reader waited")
             #expect(machine.finish(failure: .cancelled) == nil, "the first end wins")
-            guard case .goOn = machine.yield(Self.chunk(5)) else { Issue.record("a chunk after the end is dropped"); return }
+            guard case .refused = machine.yield(Self.chunk(5)) else { Issue.record("a chunk after the end is dropped"); return }
             #expect(Self.data(of: machine.next(waiting: nil))?.count == 5)
             switch (machine.next(waiting: 1), failure) {
             case (.end, nil), (.fail(.cancelled), .some): break
@@ -100,7 +100,7 @@ import Testing
         #expect(dropped.map(\.data.count) == [5, 6])
         #expect(reader == nil)
         guard case .fail(.cancelled) = machine.next(waiting: nil) else { Issue.record("expected cancelled"); return }
-        guard case .goOn = machine.yield(Self.chunk(1)) else { Issue.record("expected the writer to go on"); return }
+        guard case .refused = machine.yield(Self.chunk(1)) else { Issue.record("expected the chunk refused, the writer going on"); return }
     }
 
     @Test func stoppingHandsBackTheWaitingReader() {

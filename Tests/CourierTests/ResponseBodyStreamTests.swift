@@ -53,7 +53,7 @@ import Testing
         let control = TransferControl()
         let aborted = Locked(0)
         control.onAbort { aborted.withLock { $0 += 1 } }
-        stream.reportArrivals(to: control)
+        control.reads(stream)
         let consumed = Consumed()
         for index in 0..<3 {
             writer.yield(Self.chunk(index), whenConsumed: consumed.callback(for: index))
@@ -113,6 +113,39 @@ import Testing
         #expect(consumed.count(7) == 1)
         writer.finish()
         #expect(try await stream.next() == nil)
+    }
+
+    /// Once the transfer stage reads a streamed body, the body keeps the
+    /// transfer's idle clock: it runs only while the reader waits for a
+    /// chunk, from when it began to wait, and stops when a chunk arrives;
+    /// a body that has ended stops it for good. (A server that stalls while
+    /// the reader waits is timed out; a reader busy elsewhere is not.)
+    @Test func aWatchedBodyRunsTheIdleClockOnlyWhileItsReaderWaits() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let control = TransferControl(bodyLimit: nil, progress: nil, readsInChunks: true)
+        control.didReceiveHead()
+        #expect(control.activity.waitsOnServer == false, "after the head, nobody waits until the reader asks")
+        let attached = DispatchTime.now().uptimeNanoseconds
+        control.reads(stream)
+        #expect(control.activity.waitsOnServer == false)
+        #expect(control.activity.last >= attached)
+
+        async let read = stream.next()
+        while !stream.readerIsWaiting { await Task.yield() }
+        let waiting = control.activity
+        #expect(waiting.waitsOnServer, "the reader waits on the server")
+        #expect(waiting.last >= attached, "from when it began to wait")
+
+        writer.yield(Self.chunk(1))
+        let arrived = control.activity
+        #expect(arrived.waitsOnServer == false, "a chunk arrived: the clock stops before the reader runs")
+        #expect(arrived.last >= waiting.last)
+        #expect(try await read == Self.chunk(1))
+
+        writer.finish()
+        #expect(try await stream.next() == nil)
+        #expect(control.activity.waitsOnServer == false, "an ended body waits on nobody")
     }
 
     @Test func everyByteArrivesInOrderAndTheUnreadBytesStayWithinTheLimitAndAChunk() async throws {

@@ -43,15 +43,20 @@ import Testing
         #expect((failure as? URLError)?.code == .cancelled)
     }
 
-    @Test func aStreamedBodyAnswersAtTheHeadAndGoesThroughTheWriter() {
+    /// A streamed body's parts go to its stream, which opens when the state
+    /// says the head arrived and closes when the writer finishes; the state
+    /// itself keeps none of them.
+    @Test func aStreamedBodyAnswersAtTheHeadAndItsPartsGoToTheStream() {
         var machine = Machine(streamingTo: "writer")
         _ = machine.ask(1)
+        #expect(!machine.isStreaming, "no head yet: the stream is not open")
         #expect(machine.receivedHead() == 1)
+        #expect(machine.isStreaming)
         #expect(machine.receivedHead() == nil, "one head")
-        guard case .yield("writer") = machine.received(part: Data("a".utf8), keep: true) else { Issue.record("expected yield"); return }
-        guard case .drop = machine.received(part: Data("b".utf8), keep: false) else { Issue.record("expected drop"); return }
+        #expect(machine.received(part: Data("a".utf8), keep: true) == .drop, "the stream takes the parts, not the state")
         guard case .finish("writer", nil) = machine.end(failure: nil).action else { Issue.record("expected the writer to finish"); return }
-        guard case .drop = machine.received(part: Data("late".utf8), keep: true) else { Issue.record("after the end: drop"); return }
+        #expect(!machine.isStreaming)
+        #expect(machine.received(part: Data("late".utf8), keep: true) == .drop, "after the end: drop")
     }
 
     @Test func aStreamedBodyThatFailsEndsItsWriterWithTheFailure() {
@@ -146,6 +151,30 @@ import Testing
         #expect(consumed.current == 1)
         // After the end a part is dropped, and its client still told to go on.
         #expect(!exchange.receivedBody(Data("late".utf8)) { consumed.withLock { $0 += 1 } })
+        #expect(consumed.current == 2)
+    }
+
+    /// A streamed body's parts go straight to its stream, which opens only
+    /// at the head: a part before it is refused in both of a client's forms,
+    /// its client told to go on, and the body holds only what came after.
+    @Test func aStreamedPartBeforeTheHeadIsRefusedAndTheBodyHoldsOnlyWhatCameAfter() async throws {
+        let request = Self.request(collects: false, limit: 100)
+        let exchange = ResponseExchange(for: request)
+        let consumed = Locked(0)
+        #expect(!exchange.receivedBody(Data("early".utf8)) { consumed.withLock { $0 += 1 } })
+        #expect(consumed.current == 1)
+        let madeWaiter = Locked(false)
+        let readsOn = exchange.receivedBody(Data("early too".utf8)) {
+            madeWaiter.withLock { $0 = true }
+            return {}
+        }
+        #expect(readsOn, "refused, so the client reads on")
+        #expect(!madeWaiter.current, "a refused part never waits")
+        exchange.receivedHead()
+        let response = try await Self.response(of: exchange, status: 200)
+        #expect(exchange.receivedBody(Data("body".utf8)) { consumed.withLock { $0 += 1 } })
+        exchange.end()
+        #expect(try await response.body.collect(upTo: 100) == Data("body".utf8))
         #expect(consumed.current == 2)
     }
 
