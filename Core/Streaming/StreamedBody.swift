@@ -53,9 +53,11 @@ final class StreamedBody: Sendable {
     nonisolated(nonsending) func next(by reader: ObjectIdentifier) async throws(NetworkError) -> Data? {
         while true {
             let chunk: Data
+            let decoders: [any StreamedBodyDecoder]
             switch try await nextArrived(by: reader) {
-            case .chunk(let arrived):
-                chunk = arrived
+            case .chunk(let arrived, let registered):
+                guard !registered.isEmpty else { return arrived }
+                (chunk, decoders) = (arrived, registered)
             case .busy:
                 // Another iterator owns the body, or a read is on its way:
                 // this one is refused, and the body goes on for the other.
@@ -73,7 +75,7 @@ final class StreamedBody: Sendable {
             }
             let decoded: Data
             do {
-                decoded = try decode(chunk)
+                decoded = try Self.decode(chunk, with: decoders)
             } catch {
                 stop(failing: error)
                 throw error
@@ -83,8 +85,7 @@ final class StreamedBody: Sendable {
     }
 
     /// `chunk` through every decoder, in order.
-    private func decode(_ chunk: Data) throws(NetworkError) -> Data {
-        let decoders = state.withLock { $0.decoders(registered) }
+    private static func decode(_ chunk: Data, with decoders: [any StreamedBodyDecoder]) throws(NetworkError) -> Data {
         var bytes = chunk
         for decoder in decoders {
             bytes = try decoder.decode(bytes)
@@ -110,7 +111,8 @@ final class StreamedBody: Sendable {
     }
 
     private enum Arrival {
-        case chunk(Data)
+        /// A chunk, and the decoders it goes through (none, mostly).
+        case chunk(Data, decoders: [any StreamedBodyDecoder])
         case end
         /// Another iterator owns the body, or a read is on its way.
         case busy
@@ -126,10 +128,11 @@ final class StreamedBody: Sendable {
         }
         do throws(NetworkError) {
             let chunk = try await reader.next()
-            state.withLock { $0.readerReturned(reader, atEnd: chunk == nil) }
-            return chunk.map { .chunk($0) } ?? .end
+            let decoders = state.withLock { $0.readerReturned(reader, atEnd: chunk == nil, decoders: registered) }
+            return chunk.map { .chunk($0, decoders: decoders) } ?? .end
         } catch {
-            state.withLock { $0.readerReturned(reader, atEnd: false) }
+            // No chunk to decode, and the body ends here: no decoders.
+            state.withLock { $0.readerReturned(reader, atEnd: false, decoders: { [] }) }
             finish(error.isCancelled ? .cancelled : .failed(error))
             throw error
         }

@@ -64,7 +64,7 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
 
     enum ReadAction {
         /// Read the next chunk with this reader, then hand it back with
-        /// ``readerReturned(_:atEnd:)``.
+        /// ``readerReturned(_:atEnd:decoders:)``.
         case read(Reader)
         /// It has ended; the read gets nothing.
         case end
@@ -99,10 +99,14 @@ struct StreamedBodyStateMachine<Reader: CountingBodyReader>: Sendable {
 
     /// The reader is back from a read, with what it counted; `atEnd` when it
     /// read the end of the body. A body stopped meanwhile stays ended.
-    mutating func readerReturned(_ reader: Reader, atEnd: Bool) {
+    /// - Returns: The decoders for the chunk it read (none at the end), taken
+    ///   in the same step, so a chunk costs one turn of the lock.
+    @discardableResult
+    mutating func readerReturned(_ reader: Reader, atEnd: Bool,
+                                 decoders registered: () -> [any StreamedBodyDecoder]) -> [any StreamedBodyDecoder] {
         received = reader.received
-        guard case .inRead = phase else { return }
-        phase = atEnd ? .drained : .betweenReads(reader)
+        if case .inRead = phase { phase = atEnd ? .drained : .betweenReads(reader) }
+        return atEnd ? [] : decoders(registered)
     }
 
     /// Counts one line, event or value a view parsed.

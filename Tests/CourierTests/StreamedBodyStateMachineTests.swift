@@ -27,6 +27,9 @@ import Testing
         func finish() throws(NetworkError) -> Data { Data() }
     }
 
+    /// No decoders registered.
+    static let none: @Sendable () -> [any StreamedBodyDecoder] = { [] }
+
     func reads(_ action: Machine.ReadAction) -> Reader? {
         if case .read(let reader) = action { return reader }
         return nil
@@ -39,24 +42,24 @@ import Testing
 
     @Test func aBodyIsReadChunkByChunkThenItsTailThenItEndsOnce() throws {
         var machine = Machine(Reader())
+        let decoder = Decoder()
         #expect(machine.openReader == Reader(), "a body dropped before its first read is stopped")
         let firstRead = machine.read(by: Self.first)
         var reader = try #require(reads(firstRead))
         reader.received = 10
-        machine.readerReturned(reader, atEnd: false)
+        machine.readerReturned(reader, atEnd: false, decoders: { [decoder] })
         #expect(machine.received == 10)
         let secondRead = machine.read(by: Self.first)
         #expect(reads(secondRead) == Reader(received: 10), "the next read starts from the copy that counted the last chunk")
         reader.received = 15
-        machine.readerReturned(reader, atEnd: false)
+        machine.readerReturned(reader, atEnd: false, decoders: { [decoder] })
         machine.countElement()
         #expect(machine.openReader == Reader(received: 15))
         _ = machine.read(by: Self.first)
-        machine.readerReturned(reader, atEnd: true)
+        machine.readerReturned(reader, atEnd: true, decoders: { [decoder] })
         #expect(machine.openReader == nil, "a body read to its end is not stopped")
         let readAfterTheEnd = machine.read(by: Self.first)
         #expect(ends(readAfterTheEnd))
-        let decoder = Decoder()
         let tail = machine.takeTail { [decoder] }
         #expect(tail.count == 1 && tail.first === decoder)
         let tailAgain = machine.takeTail { [decoder] }
@@ -68,6 +71,29 @@ import Testing
         #expect(finishedAgain == nil, "the plugins hear of the end once")
         let readAfterFinish = machine.read(by: Self.first)
         #expect(ends(readAfterFinish))
+    }
+
+    /// The decoders come back with each chunk the reader returns, in the
+    /// same step: asked of the plugins once, the same ones after, none with
+    /// the end (the tail is taken apart, once).
+    @Test func eachChunkComesBackWithTheDecodersAskedForOnce() throws {
+        var machine = Machine(Reader())
+        let decoder = Decoder()
+        let asked = Locked(0)
+        let registered: () -> [any StreamedBodyDecoder] = {
+            asked.withLock { $0 += 1 }
+            return [decoder]
+        }
+        for _ in 0..<2 {
+            let reader = try #require(reads(machine.read(by: Self.first)))
+            let decoders = machine.readerReturned(reader, atEnd: false, decoders: registered)
+            #expect(decoders.count == 1 && decoders.first === decoder)
+        }
+        #expect(asked.current == 1, "the plugins are asked once")
+        let reader = try #require(reads(machine.read(by: Self.first)))
+        #expect(machine.readerReturned(reader, atEnd: true, decoders: registered).isEmpty, "the end has no chunk to decode")
+        #expect(machine.takeTail(registered).first === decoder)
+        #expect(asked.current == 1)
     }
 
     /// Copies of one iterator reading at once: the second read, while the
@@ -82,7 +108,7 @@ import Testing
         #expect(machine.dropping(Self.first), "the owner's iterator, dropped, stops the body")
         #expect(machine.openReader == Reader(), "the read on its way can still be stopped")
         reader.received = 3
-        machine.readerReturned(reader, atEnd: false)
+        machine.readerReturned(reader, atEnd: false, decoders: Self.none)
         let next = machine.read(by: Self.first)
         #expect(reads(next) == Reader(received: 3), "once the first read is back, reading goes on")
     }
@@ -95,14 +121,14 @@ import Testing
         #expect(machine.dropping(Self.second), "an iterator dropped before anyone read stops the body")
         var reader = try #require(reads(machine.read(by: Self.first)))
         reader.received = 2
-        machine.readerReturned(reader, atEnd: false)
+        machine.readerReturned(reader, atEnd: false, decoders: Self.none)
         let other = machine.read(by: Self.second)
         guard case .busy = other else { Issue.record("expected another iterator's read refused, got \(other)"); return }
         #expect(!machine.dropping(Self.second))
         #expect(machine.dropping(Self.first))
         let owners = machine.read(by: Self.first)
         #expect(reads(owners) == Reader(received: 2), "the owner reads on")
-        machine.readerReturned(Reader(received: 2), atEnd: true)
+        machine.readerReturned(Reader(received: 2), atEnd: true, decoders: Self.none)
         _ = machine.takeTail { [] }
         let afterTheOwner = machine.read(by: Self.second)
         #expect(ends(afterTheOwner), "once the owner is done, another iterator gets the end")
@@ -114,7 +140,7 @@ import Testing
         let finishing = machine.finish(.cancelled, elapsed: 1)
         #expect(finishing?.outcome == .cancelled)
         reader.received = 7
-        machine.readerReturned(reader, atEnd: true)
+        machine.readerReturned(reader, atEnd: true, decoders: Self.none)
         #expect(machine.openReader == nil)
         let tail = machine.takeTail { [Decoder()] }
         #expect(tail.isEmpty, "a body stopped while a read was on its way gives no tail")
@@ -138,7 +164,7 @@ import Testing
         let read = failed.read(by: Self.first)
         var reader = try #require(reads(read))
         reader.received = 100
-        failed.readerReturned(reader, atEnd: false)
+        failed.readerReturned(reader, atEnd: false, decoders: Self.none)
         let failing = failed.finish(.failed(.responseTooLarge(ResponseTooLarge(limit: .memory, bytes: 64))), elapsed: 1)
         let failure = try #require(failing)
         #expect(failure.bytes == 100, "the summary counts what was read, the chunk past the limit included")
