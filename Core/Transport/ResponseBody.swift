@@ -149,8 +149,9 @@ final class ResponseBodyStream: Sendable {
     private struct State: Sendable {
         var machine: Machine
         /// The transfer this body belongs to, stopped when a client that
-        /// cannot wait overflows the unread bound; set while the transfer
-        /// stage watches the body (see ``watched(by:)``).
+        /// cannot wait overflows the unread bound: given by the exchange that
+        /// makes the body, or set when the transfer stage watches it (see
+        /// ``watched(by:)``).
         ///
         /// The transfer's abort handler holds this stream, so the stream lets
         /// go of the transfer when the body ends: a cycle kept past the end
@@ -170,10 +171,11 @@ final class ResponseBodyStream: Sendable {
     /// A stream that takes chunks at once, or, `opensAtHead`, only once
     /// ``open()`` is called: a ``ResponseExchange``'s body, whose client
     /// hands its parts straight to it, so the exchange does not look at
-    /// every part.
-    init(maximumUnreadBytes: Int? = nil, opensAtHead: Bool = false) {
+    /// every part. A body made for `transfer` stops it when it overflows,
+    /// whether or not anyone reads it yet.
+    init(maximumUnreadBytes: Int? = nil, opensAtHead: Bool = false, transfer: TransferControl? = nil) {
         state = Locked(State(machine: Machine(readAheadLimit: ResponseBody.readAheadLimit, maximumUnreadBytes: maximumUnreadBytes),
-                             isOpen: !opensAtHead))
+                             transfer: transfer, isOpen: !opensAtHead))
     }
 
     /// The head arrived: chunks are taken from now on.

@@ -55,7 +55,8 @@ public struct ResponseExchange: Sendable {
     ///     fails (see ``ResponseBody/makeStream(maximumUnreadBytes:)``).
     public init(for request: TransportRequest, maximumUnreadBytes: Int? = nil) {
         control = request.control
-        let stream = request.collectsBody ? nil : ResponseBodyStream(maximumUnreadBytes: maximumUnreadBytes, opensAtHead: true)
+        let stream = request.collectsBody ? nil : ResponseBodyStream(maximumUnreadBytes: maximumUnreadBytes, opensAtHead: true,
+                                                                      transfer: request.control)
         streamed = stream
         state = Locked(Machine(streamingTo: stream.map(ResponseBodyWriter.init(stream:))))
     }

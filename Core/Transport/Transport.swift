@@ -95,9 +95,11 @@ public struct TransportRequest: Sendable {
     /// its progress: the transport may collect it whole before returning.
     public let collectsBody: Bool
     /// Whether the body goes to the caller of a streamed call, who may read
-    /// it slowly. The transfer stage reads every other body itself, as fast as
-    /// it arrives (into memory, or to a file), so a transport that cannot wait
-    /// for its reader needs to bound what it holds unread only for this one.
+    /// it slowly. The transfer stage reads every other body itself, as it
+    /// arrives (into memory, or to a file); a transport that cannot wait for
+    /// its reader still bounds what it holds unread for any body it does not
+    /// collect whole, since a disk or a busy machine can hold that reader up
+    /// too (`URLSessionTransport`'s `maximumUnreadBytes`).
     public let handsBodyToCaller: Bool
     /// Where the transport reports activity and learns that it must stop.
     public let control: TransferControl

@@ -41,10 +41,11 @@ public final class URLSessionTransport: Transport {
     /// Which HTTPS servers this transport trusts.
     public let serverTrust: ServerTrust
 
-    /// The most bytes of a streamed call's body held for a caller that reads
-    /// it slower than it arrives; 32 MiB by default. (The transfer stage reads
-    /// every other body as it arrives, into memory under its limits or to a
-    /// file.)
+    /// The most bytes of a body held for a reader that reads it slower than
+    /// it arrives; 32 MiB by default. It bounds every body that is not kept
+    /// whole: a streamed call's, read by its caller, and a download's or one
+    /// read with a progress handler, which the transfer stage reads as it
+    /// arrives but which a slow disk or a busy machine can hold up.
     ///
     /// This transport cannot wait for its reader: `URLSession` offers no way
     /// to pause a transfer, and on Linux `suspend()` in the middle of a body
@@ -60,9 +61,9 @@ public final class URLSessionTransport: Transport {
     /// ``NetworkError/responseTooLarge(_:)``
     /// (``ResponseTooLarge/Limit/readAhead``). Each unread chunk counts
     /// 128 bytes beyond its own for its bookkeeping, so a server that sends
-    /// tiny chunks cannot queue more records than bytes. Bodies kept in memory are
-    /// bounded by the transfer stage's limits instead. A transport that
-    /// waits for its reader (`AsyncHTTPClientTransport`) never needs this.
+    /// tiny chunks cannot queue more records than bytes. A body collected
+    /// whole is bounded by the transfer stage's limits instead. A transport
+    /// that waits for its reader (`AsyncHTTPClientTransport`) never needs this.
     public let maximumUnreadBytes: Int
 
     /// Whether a body the server compresses is taken; `false` by default.
@@ -194,7 +195,10 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let exchange = URLSessionExchange(request, maximumUnreadBytes: request.handsBodyToCaller ? maximumUnreadBytes : nil,
+        // Every body read as it arrives is bounded: the transfer stage's own
+        // reading of a download can fall behind too (a slow disk, a busy
+        // machine), and a download's limit counts only what was written.
+        let exchange = URLSessionExchange(request, maximumUnreadBytes: request.collectsBody ? nil : maximumUnreadBytes,
                                           refusesCompressedBody: !decodesCompressedResponses && urlRequest.httpMethod != "HEAD")
         delegate.register(exchange, for: task)
         request.control.onAbort { [cancellations] in

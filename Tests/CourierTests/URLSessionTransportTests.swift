@@ -38,6 +38,32 @@ import Testing
         }
     }
 
+    /// A body the transfer stage reads as it arrives (a download, one read
+    /// with progress) is bounded like a streamed call's: URLSession cannot
+    /// wait for that reader either, and a slow disk or a busy machine holds
+    /// it up. Here the reader never reads: past the transport's unread bound
+    /// the transfer stops at once, and the read fails with the read-ahead
+    /// limit, instead of 8 MB waiting in memory for it. (Before, only a
+    /// streamed call's body was bounded, and this transfer ran to its end.)
+    @Test func aBodyReadAsItArrivesIsBoundedWhenItsReaderFallsBehind() async throws {
+        try await withServer { server in
+            let bound = 256 << 10
+            let transport = URLSessionTransport(maximumUnreadBytes: bound)
+            let control = TransferControl()
+            let request = TransportRequest(urlRequest: URLRequest(url: server.baseURL.appendingPathComponent("bytes/8000000")),
+                                           collectsBody: false, handsBodyToCaller: false, control: control)
+            let response = try await transport.send(request)
+            try await waitUntil("the transfer stops at the unread bound", within: 60) { control.isAborted }
+            do throws(NetworkError) {
+                let body = try await response.body.collect(upTo: 16 << 20)
+                Issue.record("expected the read-ahead limit, read \(body.count) bytes")
+            } catch {
+                guard case .responseTooLarge(let limit) = error else { Issue.record("got \(error)"); return }
+                #expect(limit == ResponseTooLarge(limit: .readAhead, bytes: Int64(bound)))
+            }
+        }
+    }
+
     @Test func aTwentyMegabyteDownloadIsExactlyWhatTheServerSent() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
