@@ -144,7 +144,7 @@ public struct ResponseBodyWriter: Sendable {
 /// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
 /// outside it.
 final class ResponseBodyStream: Sendable {
-    private typealias Machine = ResponseBodyStateMachine<UnsafeContinuation<Data?, any Error>>
+    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Data?, any Error>>
 
     private struct State: Sendable {
         var machine: Machine
@@ -282,16 +282,20 @@ final class ResponseBodyStream: Sendable {
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
     ///
-    /// The continuation is not a checked one: the machine hands a waiting
-    /// reader out exactly once (to the chunk, the end, the failure or the
-    /// stop that wakes it; its transitions are tested), and a checked one
-    /// costs every wait an allocation, most chunks of a reader that keeps up.
+    /// The continuation is a checked one, though the machine hands a waiting
+    /// reader out exactly once (its transitions are tested) and a checked one
+    /// costs every wait an allocation. With an unchecked one, the thread
+    /// sanitizer reported a race whenever a transport's thread resumed the
+    /// reader in the instant between its parking and its suspending: the
+    /// resume's inlined code reads the waiting task's memory, and the
+    /// runtime's ordering of that moment is invisible to the sanitizer. The
+    /// checked resume runs inside the Swift runtime, where it is not.
     nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
         if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
             return try ready.get()
         }
         do {
-            return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 let action = state.withLock { state in
                     let action = state.machine.next(waiting: continuation)
                     // The idle clock runs from now until a chunk arrives.

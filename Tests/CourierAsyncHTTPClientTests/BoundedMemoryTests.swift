@@ -10,8 +10,14 @@ import Testing
 /// the growth is that call's and not the parallel run's.
 @Suite(.serialized) struct BoundedMemoryTests {
     /// How much a bounded fault may add to the resident memory, in MiB:
-    /// twice the 64 MiB limit plus 64 MiB (doubled under the thread sanitizer
-    /// for its shadow memory, ``PeakMemory/bound(_:sanitized:)``).
+    /// twice the 64 MiB limit plus 64 MiB; four times that under the thread
+    /// sanitizer, for its shadow memory (``PeakMemory/bound(_:sanitized:)``).
+    /// Doubled was too little: URLSession's decompression bomb grows by
+    /// 83–89 MiB without the sanitizer and by 244–385 MiB under it (its
+    /// documented overhead is 5 to 10 times the memory used), so now and
+    /// then it went a MiB past the doubled 384 MiB. Four times still fails the
+    /// growth these tests were written against (1,938 and 3,663 MiB under
+    /// the sanitizer).
     ///
     /// AsyncHTTPClient reads only as its reader asks. URLSession reads on
     /// ahead of its delegate queue, where Courier first sees the bytes and
@@ -21,7 +27,7 @@ import Testing
     /// the machine's load: 83–135 MiB when the machine was quiet, 286–344 MiB
     /// at the start of a full run, 1,938 MiB under the thread sanitizer.
     static func growthLimit(_ kind: TransportKind) -> Int {
-        PeakMemory.bound(192)
+        PeakMemory.bound(192, sanitized: 4 * 192)
     }
 
     /// Checks `growth` against the transport's bound, where it has one.
