@@ -42,11 +42,14 @@ public struct ResponseLines: AsyncSequence, Sendable {
                     throw chunks.reader.body.refuse(overflow)
                 }
                 guard !ended else { return nil }
-                guard let chunk = try await chunks.next(isolation: actor) else {
+                guard let chunk = try await chunks.nextHoldingTheEnd() else {
                     ended = true
-                    guard let last = splitter.finish() else { return nil }
-                    chunks.reader.body.countElement()
-                    return String(decoding: last, as: UTF8.self)
+                    // The last line, without its line ending, is counted
+                    // before the plugins hear of the end.
+                    let last = splitter.finish()
+                    if last != nil { chunks.reader.body.countElement() }
+                    chunks.reader.body.reachedTheEnd()
+                    return last.map { String(decoding: $0, as: UTF8.self) }
                 }
                 splitter.feed(chunk)
             }
@@ -143,8 +146,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     ended = true
                     throw chunks.reader.body.refuse(overflow)
                 }
-                guard !ended, let chunk = try await chunks.next(isolation: actor) else {
+                guard !ended else { return nil }
+                guard let chunk = try await chunks.nextHoldingTheEnd() else {
+                    // An event left without its closing blank line is
+                    // discarded: nothing more to count.
                     ended = true
+                    chunks.reader.body.reachedTheEnd()
                     return nil
                 }
                 if let limit = maximumTimeBetweenEvents, lastEvent.duration(to: .now) > .seconds(limit) {
@@ -224,16 +231,25 @@ public struct JSONSequence<Value: Decodable & Sendable>: AsyncSequence, Sendable
                     ended = true
                     throw chunks.reader.body.refuse(overflow)
                 } else if ended {
+                    // A last element that was blank: the view is done.
+                    chunks.reader.body.reachedTheEnd()
                     return nil
-                } else if let chunk = try await chunks.next(isolation: actor) {
+                } else if let chunk = try await chunks.nextHoldingTheEnd() {
                     splitter.feed(chunk)
                     continue
                 } else {
                     ended = true
-                    guard let last = splitter.finish() else { return nil }
+                    guard let last = splitter.finish() else {
+                        chunks.reader.body.reachedTheEnd()
+                        return nil
+                    }
                     (element, isFinal) = (last, true)
                 }
-                if let value = try decode(element, isFinal: isFinal) { return value }
+                // The last element, without its line ending, is counted (or
+                // fails the stream) before the plugins hear of the end.
+                let value = try decode(element, isFinal: isFinal)
+                if isFinal { chunks.reader.body.reachedTheEnd() }
+                if let value { return value }
             }
         }
 

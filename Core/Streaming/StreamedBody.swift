@@ -50,7 +50,13 @@ final class StreamedBody: Sendable {
     /// The first iterator to read, `reader`, owns the body; another
     /// iterator's read fails at once while the owner may still read, and
     /// gets `nil` once it is done.
-    nonisolated(nonsending) func next(by reader: ObjectIdentifier) async throws(NetworkError) -> Data? {
+    ///
+    /// A view that parses the body (lines, events, values) reads `holdingTheEnd`:
+    /// the plugins hear of the end only when it calls ``reachedTheEnd()``,
+    /// after it has handled what it held back (a last line without its line
+    /// ending), so that element is counted, and a failure to parse it is how
+    /// the stream ended.
+    nonisolated(nonsending) func next(by reader: ObjectIdentifier, holdingTheEnd: Bool = false) async throws(NetworkError) -> Data? {
         while true {
             let chunk: Data
             let decoders: [any StreamedBodyDecoder]
@@ -70,7 +76,7 @@ final class StreamedBody: Sendable {
                     finish(.failed(error))
                     throw error
                 }
-                finish(.finished)
+                if !holdingTheEnd { finish(.finished) }
                 return tail.isEmpty ? nil : tail
             }
             let decoded: Data
@@ -143,12 +149,21 @@ final class StreamedBody: Sendable {
     /// refused what it read (nothing happens when it already ended).
     func stop(failing failure: NetworkError? = nil) {
         let (ended, reader) = state.withLock { ($0.hasEnded, $0.openReader) }
-        // An ended body's transport is done: stopping its transfer would
-        // only cancel a finished request (a hop onto its event loop).
         if ended { return }
-        control?.abort(.cancelled)
-        reader?.stop()
+        // A body read to its end has no reader open: its transport is done,
+        // and stopping its transfer would only cancel a finished request (a
+        // hop onto its event loop).
+        if let reader {
+            control?.abort(.cancelled)
+            reader.stop()
+        }
         finish(failure.map { .failed($0) } ?? .cancelled)
+    }
+
+    /// A view that read `holdingTheEnd` has handled everything the body
+    /// held: the body ends as finished (unless it ended otherwise first).
+    func reachedTheEnd() {
+        finish(.finished)
     }
 
     /// The iterator `reader` went away: the body stops (the connection

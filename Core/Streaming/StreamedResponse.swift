@@ -178,6 +178,13 @@ public struct ResponseByteStream: AsyncSequence, Sendable {
         public mutating func next() async throws(NetworkError) -> Data? {
             try await reader.body.next(by: ObjectIdentifier(reader))
         }
+
+        /// The next chunk for a view that parses the body: at the end, the
+        /// plugins hear of it only once the view calls
+        /// `StreamedBody.reachedTheEnd()`, after its last element.
+        nonisolated(nonsending) mutating func nextHoldingTheEnd() async throws(NetworkError) -> Data? {
+            try await reader.body.next(by: ObjectIdentifier(reader), holdingTheEnd: true)
+        }
     }
 
     /// Stops the body when the iterator that reads it goes away.

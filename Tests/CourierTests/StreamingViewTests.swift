@@ -366,6 +366,45 @@ private func events(_ transport: some Transport) async throws -> [ServerSentEven
         #expect(summaries.withLock { $0 }.count == 1)
     }
 
+    /// A last line or value without its line ending is parsed after the body's
+    /// end was read: the plugins hear of the end only once the view has
+    /// handled it, so it is counted, and a last value that does not decode
+    /// ends the stream as failed, not finished.
+    @Test func theLastElementWithoutItsLineEndingIsCountedBeforeThePluginsHearTheEnd() async throws {
+        let summaries = Mutex<[StreamSummary]>([])
+        let observer = StreamObserver { _, summary in summaries.withLock { $0.append(summary) } }
+        let chunks = [Data("a\nb".utf8), Data("\nc".utf8)]
+        var lines: [String] = []
+        for try await line in try await provider(ChunkedTransport(chunks: chunks), plugins: [observer]).stream(TestTarget(base)).lines {
+            lines.append(line)
+        }
+        #expect(lines == ["a", "b", "c"])
+        #expect(summaries.withLock { $0 }.map(\.elements) == [3])
+
+        summaries.withLock { $0 = [] }
+        var rows: [LineAndJSONViewTests.Row] = []
+        let json = [Data("{\"id\":1}\n{\"id\"".utf8), Data(":2}".utf8)]
+        for try await row in try await provider(ChunkedTransport(chunks: json), plugins: [observer]).stream(TestTarget(base))
+            .jsonLines(of: LineAndJSONViewTests.Row.self) {
+            rows.append(row)
+        }
+        #expect(rows == [LineAndJSONViewTests.Row(id: 1), LineAndJSONViewTests.Row(id: 2)])
+        #expect(summaries.withLock { $0 }.map(\.elements) == [2])
+        #expect(summaries.withLock { $0 }.map(\.outcome) == [.finished])
+
+        summaries.withLock { $0 = [] }
+        let broken = [Data("{\"id\":1}\n{\"id\":".utf8)]
+        await #expect(throws: NetworkError.self) {
+            for try await _ in try await provider(ChunkedTransport(chunks: broken), plugins: [observer]).stream(TestTarget(base))
+                .jsonLines(of: LineAndJSONViewTests.Row.self) {}
+        }
+        let outcomes = summaries.withLock { $0 }.map(\.outcome)
+        guard outcomes.count == 1, case .failed(.mappingFailed) = outcomes[0] else {
+            Issue.record("expected one summary, failed with the last value's mapping failure; got \(outcomes)")
+            return
+        }
+    }
+
     @Test func aReaderThatLeavesEarlyEndsTheStreamAsCancelled() async throws {
         let summaries = Mutex<[StreamSummary]>([])
         let observer = StreamObserver { _, summary in summaries.withLock { $0.append(summary) } }
