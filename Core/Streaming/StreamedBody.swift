@@ -62,7 +62,11 @@ final class StreamedBody: Sendable {
             let decoders: [any StreamedBodyDecoder]
             switch try await nextArrived(by: reader) {
             case .chunk(let arrived, let registered):
-                guard !registered.isEmpty else { return arrived }
+                guard !registered.isEmpty else {
+                    // An empty chunk is no chunk for the caller.
+                    if arrived.isEmpty { continue }
+                    return arrived
+                }
                 (chunk, decoders) = (arrived, registered)
             case .busy:
                 // Another iterator owns the body, or a read is on its way:
@@ -144,9 +148,10 @@ final class StreamedBody: Sendable {
         }
     }
 
-    /// Stops reading: the connection closes, unread bytes are dropped, and
-    /// the stream ends as cancelled, or as failed with `failure` when a view
-    /// refused what it read (nothing happens when it already ended).
+    /// Stops reading: while the body is still arriving, the connection closes
+    /// and unread bytes are dropped; the stream ends as cancelled, or as
+    /// failed with `failure` when a view refused what it read (nothing
+    /// happens when it already ended).
     func stop(failing failure: NetworkError? = nil) {
         let (ended, reader) = state.withLock { ($0.hasEnded, $0.openReader) }
         if ended { return }

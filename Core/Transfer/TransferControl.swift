@@ -34,9 +34,14 @@ public final class TransferControl: Sendable {
     private let state: Locked<State>
     private let uploadProgress: ProgressHandler?
     /// Whether the body is read chunk by chunk by the transfer stage or a
-    /// caller, whose waits then run the idle clock (see
-    /// `TransferControlStateMachine`'s `waitsOnServer`).
+    /// caller: the idle clock then stops at the head, and the body's stream
+    /// runs it while its reader waits (see ``activity``).
     private let readsInChunks: Bool
+    /// Whether the body is counted against a limit as it arrives (a body kept
+    /// in memory, or a streamed call's with a limit of its own): a transport
+    /// that cannot wait for its reader then needs no bound of its own on
+    /// what waits unread, since the count bounds it.
+    let limitsArrivals: Bool
 
     /// A control with no limit and nobody listening, for tests and for
     /// transports that wrap another one.
@@ -47,6 +52,7 @@ public final class TransferControl: Sendable {
     init(bodyLimit: ResponseTooLarge?, progress: ProgressHandler?, readsInChunks: Bool = false) {
         self.uploadProgress = progress
         self.readsInChunks = readsInChunks
+        self.limitsArrivals = bodyLimit != nil
         self.state = Locked(State(machine: TransferControlStateMachine(bodyLimit: bodyLimit, now: DispatchTime.now().uptimeNanoseconds)))
     }
 

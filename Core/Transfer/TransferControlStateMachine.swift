@@ -9,8 +9,9 @@ import Foundation
 /// ```
 ///
 /// The activity (bytes counted, when they last moved, whether the idle clock
-/// runs) sits beside the state, not in it: every chunk updates it, and
-/// rewriting the enum's payload would copy the handlers each time.
+/// runs) sits beside the state, not in it: every chunk counted as it arrives
+/// updates it, and rewriting the enum's payload would copy the handlers each
+/// time.
 struct TransferControlStateMachine {
     typealias Handler = @Sendable () -> Void
 
@@ -31,8 +32,10 @@ struct TransferControlStateMachine {
     /// watchdog's last look.
     private var lastActivity: UInt64
     /// Whether the transfer waits on the server now, so the idle clock runs:
-    /// until the head arrives, and for a body read chunk by chunk whenever
-    /// its reader waits for a chunk that has not arrived.
+    /// until the head arrives, and after it for a body collected whole. A
+    /// body read chunk by chunk stops it at the head; its stream runs the
+    /// clock from then on, while its reader waits (see
+    /// `TransferControl.activity`).
     private var waitsOnServer = true
 
     init(bodyLimit: ResponseTooLarge?, now: UInt64) {

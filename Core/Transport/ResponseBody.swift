@@ -154,8 +154,9 @@ final class ResponseBodyStream: Sendable {
         /// ``watched(by:)``).
         ///
         /// The transfer's abort handler holds this stream, so the stream lets
-        /// go of the transfer when the body ends: a cycle kept past the end
-        /// would keep both, and all they hold, for the life of the process.
+        /// go of the transfer when the body ends or is stopped (an overflow
+        /// stops it through that handler): a cycle kept past the end would
+        /// keep both, and all they hold, for the life of the process.
         var transfer: TransferControl?
         /// When a chunk last arrived or the reader last began to wait
         /// (uptime nanoseconds), kept only while a transfer watches: the
@@ -272,6 +273,12 @@ final class ResponseBodyStream: Sendable {
     /// elsewhere, or a body that has ended, is not the server's delay).
     var clock: (last: UInt64, readerWaits: Bool) {
         state.withLock { ($0.lastMoved, $0.machine.readerIsWaiting) }
+    }
+
+    /// Whether the body has ended: every chunk arrived, or it failed or was
+    /// stopped (for tests).
+    var hasEnded: Bool {
+        state.withLock { !$0.machine.isStreaming }
     }
 
     /// Whether a reader waits for the next chunk (for tests).

@@ -97,9 +97,10 @@ public struct TransportRequest: Sendable {
     /// Whether the body goes to the caller of a streamed call, who may read
     /// it slowly. The transfer stage reads every other body itself, as it
     /// arrives (into memory, or to a file); a transport that cannot wait for
-    /// its reader still bounds what it holds unread for any body it does not
-    /// collect whole, since a disk or a busy machine can hold that reader up
-    /// too (`URLSessionTransport`'s `maximumUnreadBytes`).
+    /// its reader still bounds what it holds unread of a download, since a
+    /// disk or a busy machine can hold that reader up too, and a download's
+    /// limit counts only what was written (`URLSessionTransport`'s
+    /// `maximumUnreadBytes`).
     public let handsBodyToCaller: Bool
     /// Where the transport reports activity and learns that it must stop.
     public let control: TransferControl

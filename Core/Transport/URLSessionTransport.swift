@@ -42,10 +42,11 @@ public final class URLSessionTransport: Transport {
     public let serverTrust: ServerTrust
 
     /// The most bytes of a body held for a reader that reads it slower than
-    /// it arrives; 32 MiB by default. It bounds every body that is not kept
-    /// whole: a streamed call's, read by its caller, and a download's or one
-    /// read with a progress handler, which the transfer stage reads as it
-    /// arrives but which a slow disk or a busy machine can hold up.
+    /// it arrives; 32 MiB by default. It bounds a streamed call's body, read
+    /// by its caller, and a download's, which the transfer stage writes as it
+    /// arrives but which a slow disk or a busy machine can hold up. (A body
+    /// kept in memory, whole or read with a progress handler, is counted
+    /// against its size limit as it arrives, which bounds it instead.)
     ///
     /// This transport cannot wait for its reader: `URLSession` offers no way
     /// to pause a transfer, and on Linux `suspend()` in the middle of a body
@@ -195,10 +196,14 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        // Every body read as it arrives is bounded: the transfer stage's own
-        // reading of a download can fall behind too (a slow disk, a busy
-        // machine), and a download's limit counts only what was written.
-        let exchange = URLSessionExchange(request, maximumUnreadBytes: request.collectsBody ? nil : maximumUnreadBytes,
+        // Every body read as it arrives is bounded: the caller of a streamed
+        // call may read slowly, and the transfer stage's own reading of a
+        // download can fall behind too (a slow disk, a busy machine), while a
+        // download's limit counts only what was written. A body counted
+        // against a limit as it arrives (one kept in memory, read with
+        // progress) is bounded by that count already.
+        let boundsUnread = request.handsBodyToCaller || !request.collectsBody && !request.control.limitsArrivals
+        let exchange = URLSessionExchange(request, maximumUnreadBytes: boundsUnread ? maximumUnreadBytes : nil,
                                           refusesCompressedBody: !decodesCompressedResponses && urlRequest.httpMethod != "HEAD")
         delegate.register(exchange, for: task)
         request.control.onAbort { [cancellations] in

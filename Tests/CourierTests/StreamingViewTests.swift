@@ -366,6 +366,16 @@ private func events(_ transport: some Transport) async throws -> [ServerSentEven
         #expect(summaries.withLock { $0 }.count == 1)
     }
 
+    /// An empty chunk from the transport is no chunk for the caller, with or
+    /// without decoders on the call.
+    @Test func anEmptyChunkFromTheTransportIsNotHandedOn() async throws {
+        let chunks = [Data(), Data("x".utf8), Data(), Data("y".utf8), Data()]
+        let response = try await provider(ChunkedTransport(chunks: chunks)).stream(TestTarget(base))
+        var received: [Data] = []
+        for try await chunk in response.body { received.append(chunk) }
+        #expect(received == [Data("x".utf8), Data("y".utf8)])
+    }
+
     /// A last line or value without its line ending is parsed after the body's
     /// end was read: the plugins hear of the end only once the view has
     /// handled it, so it is counted, and a last value that does not decode

@@ -38,10 +38,10 @@ import Testing
         }
     }
 
-    /// A body the transfer stage reads as it arrives (a download, one read
-    /// with progress) is bounded like a streamed call's: URLSession cannot
-    /// wait for that reader either, and a slow disk or a busy machine holds
-    /// it up. Here the reader never reads: past the transport's unread bound
+    /// A body the transfer stage writes as it arrives and counts against no
+    /// limit then (a download's) is bounded like a streamed call's: URLSession
+    /// cannot wait for that reader either, and a slow disk or a busy machine
+    /// holds it up. Here the reader never reads: past the transport's unread bound
     /// the transfer stops at once, and the read fails with the read-ahead
     /// limit, instead of 8 MB waiting in memory for it. (Before, only a
     /// streamed call's body was bounded, and this transfer ran to its end.)
