@@ -184,8 +184,13 @@ final class ResponseBodyStream: Sendable {
         state.withLock { $0.isOpen = true }
     }
 
-    func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) {
-        if offer(data, waitingWith: { whenConsumed }) != .held { whenConsumed?() }
+    /// Offers `data`; `whenConsumed` runs at once unless the chunk is held,
+    /// and then when the reader takes it.
+    @discardableResult
+    func yield(_ data: Data, whenConsumed: (@Sendable () -> Void)?) -> Offer {
+        let offered = offer(data, waitingWith: { whenConsumed })
+        if offered != .held { whenConsumed?() }
+        return offered
     }
 
     /// What became of a chunk offered to the stream.

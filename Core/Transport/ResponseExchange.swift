@@ -124,16 +124,7 @@ public struct ResponseExchange: Sendable {
         }
         // A client that cannot wait has its parts counted as they arrive.
         guard whenConsumed != nil || control.didReceive(byteCount: part.count) else { return false }
-        switch streamed.offer(part, waitingWith: { whenConsumed }) {
-        case .taken:
-            whenConsumed?()
-            return true
-        case .held:
-            return true
-        case .refused:
-            whenConsumed?()
-            return false
-        }
+        return streamed.yield(part, whenConsumed: whenConsumed) != .refused
     }
 
     /// A part of the body arrived, from a client that can wait for the
