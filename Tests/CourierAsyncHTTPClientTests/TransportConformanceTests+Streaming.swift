@@ -214,6 +214,31 @@ import Testing
         }
     }
 
+    /// Every chunk kept until the body's end still holds what the server
+    /// sent: a chunk the client hands on without a copy (AsyncHTTPClient's
+    /// large parts) is not changed by the reads that follow it.
+    @Test(arguments: TransportKind.networked)
+    func chunksKeptUntilTheEndHoldTheirBytes(kind: TransportKind) async throws {
+        try await kind.withProvider { provider, server in
+            let response = try await provider.stream(TestTarget(server.baseURL, path: "/bytes/8000000",
+                                                                validationType: .successCodes))
+            var chunks: [Data] = []
+            for try await chunk in response.body {
+                chunks.append(chunk)
+            }
+            var whole = Data()
+            for chunk in chunks {
+                whole.append(chunk)
+            }
+            let expected = LoopbackServer.bytes(count: 8_000_000)
+            // The first byte that differs, not the two bodies: a diff of
+            // 8 MB would take the test's time.
+            let firstDifference = zip(whole, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(whole.count == expected.count)
+            #expect(firstDifference == nil)
+        }
+    }
+
     /// Waits until `server` sees the connection of the last request to `path`
     /// close: at most 120 s, a bound a loaded machine cannot reach (how soon
     /// is a timing, for the benchmark).

@@ -42,12 +42,18 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     private let loop: (choice: EventLoopChoice, slot: Int)?
     /// The task reading a streamed request body, if the body is one.
     private let producer: BodyProducer?
+    /// Whether large parts are shared with the client's buffers instead of
+    /// copied: not over TLS, whose handler decrypts every read into one
+    /// buffer of its own and would copy that whole buffer, stale bytes and
+    /// all, before its next read if a part still shared it.
+    private let sharesParts: Bool
 
     init(request: TransportRequest, loop: (choice: EventLoopChoice, slot: Int)?, producer: BodyProducer?) {
         self.request = request
         self.loop = loop
         self.producer = producer
         self.exchange = ResponseExchange(for: request)
+        sharesParts = !(request.url.scheme ?? "").lowercased().hasPrefix("https")
     }
 
     /// The client's task ended, however it ended: a client that was shut
@@ -92,6 +98,33 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     private static func data(_ buffer: ByteBuffer) -> Data {
         buffer.withUnsafeReadableBytes { Data($0) }
     }
+
+    /// A received part's bytes as `Data`: with `shares`, a large part that
+    /// fills at least three quarters of its buffer is shared, not copied (the
+    /// `Data` holds the buffer, and the client copies a buffer it shares
+    /// before it writes to it again, so the part's bytes never change), which
+    /// keeps a copy of up to 64 KiB per part off the event loop; a small
+    /// part, or one that would keep a much larger buffer alive while it
+    /// waits unread, is copied. So the memory a queue of unread parts holds
+    /// stays within a third more than the bytes its bounds count.
+    ///
+    /// A shared part that its reader changes in place (a subscript set)
+    /// changes the client's buffer, in bytes nothing else reads again: the
+    /// client has moved past them, as with SwiftNIO's own `Data` views
+    /// (`ByteTransferStrategy.noCopy`).
+    static func part(_ buffer: ByteBuffer, shares: Bool = true) -> Data {
+        let count = buffer.readableBytes
+        guard shares, count >= sharedPartMinimum, count * 4 >= buffer.storageCapacity * 3 else { return data(buffer) }
+        return buffer.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress else { return Data() }
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: count,
+                        deallocator: .custom { _, _ in withExtendedLifetime(buffer) {} })
+        }
+    }
+
+    /// The smallest part shared instead of copied: below it, a copy costs
+    /// less than the deallocator a shared part needs.
+    static let sharedPartMinimum = 8 << 10
 
     /// The decoder for a response whose head names one `gzip`, `x-gzip` or
     /// `deflate` encoding, or `nil` when there is nothing to undo: no body
@@ -145,12 +178,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         // parts collected so far are let go at once); a streamed one waits
         // for its reader.
         guard !request.collectsBody else {
-            exchange.receivedBody(Self.data(buffer))
+            exchange.receivedBody(Self.part(buffer, shares: sharesParts))
             return task.eventLoop.makeSucceededVoidFuture()
         }
         // A promise only when the reader lags: most parts of a reader that
         // keeps up go on at once, on the loop's ready-made future.
-        return handOn(Self.data(buffer), on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
+        return handOn(Self.part(buffer, shares: sharesParts), on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
     }
 
     /// Decodes a part of an encoded body a slice at a time: a collected
