@@ -187,10 +187,24 @@ enum DownloadChild {
             try await BareFileDownload().download(url, to: file)
         case "courier-AsyncHTTPClient":
             let transport = AsyncHTTPClientTransport()
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                // One small download, warm, traced.
+                let small = URLTarget(url: url.deletingLastPathComponent().appendingPathComponent(String(4 << 20)),
+                                      task: .downloadDestination(DownloadDestinations.file(file)))
+                _ = try await Provider<URLTarget>(transport: transport).request(small)
+                try await traceAllocations(of: { _ = try await Provider<URLTarget>(transport: transport).request(small) },
+                                           to: "\(directory)/download.courier.trace")
+            }
             let result = await capture { try await Provider<URLTarget>(transport: transport).request(target) }
             try await transport.shutdown()
             _ = try result.get()
         case "bare-AsyncHTTPClient":
+            if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
+                let small = url.deletingLastPathComponent().appendingPathComponent(String(4 << 20))
+                try await bareAsyncHTTPClientDownload(small, to: file)
+                try await traceAllocations(of: { try await bareAsyncHTTPClientDownload(small, to: file) },
+                                           to: "\(directory)/download.bare.trace")
+            }
             try await bareAsyncHTTPClientDownload(url, to: file)
         default:
             throw ChildFailure(side: side, output: "unknown side")
