@@ -45,15 +45,17 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// Whether large parts are shared with the client's buffers instead of
     /// copied: not over TLS, whose handler decrypts every read into one
     /// buffer of its own and would copy that whole buffer, stale bytes and
-    /// all, before its next read if a part still shared it.
-    private let sharesParts: Bool
+    /// all, before its next read if a part still shared it. Asked only of a
+    /// large part: a request whose body is small never reads its scheme.
+    private var sharesParts: Bool {
+        !(request.url.scheme ?? "").lowercased().hasPrefix("https")
+    }
 
     init(request: TransportRequest, loop: (choice: EventLoopChoice, slot: Int)?, producer: BodyProducer?) {
         self.request = request
         self.loop = loop
         self.producer = producer
         self.exchange = ResponseExchange(for: request)
-        sharesParts = !(request.url.scheme ?? "").lowercased().hasPrefix("https")
     }
 
     /// The client's task ended, however it ended: a client that was shut
@@ -112,9 +114,9 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// changes the client's buffer, in bytes nothing else reads again: the
     /// client has moved past them, as with SwiftNIO's own `Data` views
     /// (`ByteTransferStrategy.noCopy`).
-    static func part(_ buffer: ByteBuffer, shares: Bool = true) -> Data {
+    static func part(_ buffer: ByteBuffer, shares: @autoclosure () -> Bool = true) -> Data {
         let count = buffer.readableBytes
-        guard shares, count >= sharedPartMinimum, count * 4 >= buffer.storageCapacity * 3 else { return data(buffer) }
+        guard count >= sharedPartMinimum, count * 4 >= buffer.storageCapacity * 3, shares() else { return data(buffer) }
         return buffer.withUnsafeReadableBytes { bytes in
             guard let base = bytes.baseAddress else { return Data() }
             return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: count,
