@@ -47,18 +47,12 @@ import Testing
     @Test(arguments: TransportKind.networked, [true, false])
     func manySmallChunksArriveWholeAndInOrder(kind: TransportKind, lengthKnown: Bool) async throws {
         try await kind.withProvider { provider, server in
-            var chunks: [Data] = []
-            var whole = Data()
-            for index in 0..<20_000 {
-                let size = index % 97 == 0 ? 0 : 1 + (index * 7919) % 200
-                let chunk = Data((0..<size).map { UInt8(truncatingIfNeeded: index &+ $0) })
-                chunks.append(chunk)
-                whole.append(chunk)
+            var chunks = (0..<20_000).map { index in
+                Self.chunk(index, count: index % 97 == 0 ? 0 : 1 + (index * 7919) % 200)
             }
             // One chunk past the join limit, so a join is written whole.
-            let large = LoopbackServer.bytes(count: 1_200_000, seed: 9)
-            chunks.insert(large, at: 10_000)
-            whole = Data(chunks.joined())
+            chunks.insert(LoopbackServer.bytes(count: 1_200_000, seed: 9), at: 10_000)
+            let whole = Self.joined(chunks)
             let stream = AsyncStream<Data> { continuation in
                 for chunk in chunks { continuation.yield(chunk) }
                 continuation.finish()
@@ -82,13 +76,32 @@ import Testing
         try outcome.get()
     }
 
+    /// Chunk `index` of a many-chunk body: `count` bytes counting up from
+    /// `index`. Written in place, not mapped byte by byte: these bodies are
+    /// made on a thread of Swift's cooperative pool (two threads on two
+    /// cores), and in a debug build a byte-by-byte map of megabytes held that
+    /// thread for seconds, stalling every other test's requests with it.
+    private static func chunk(_ index: Int, count: Int) -> Data {
+        var chunk = Data(count: count)
+        chunk.withUnsafeMutableBytes { bytes in
+            for offset in bytes.indices { bytes[offset] = UInt8(truncatingIfNeeded: index &+ offset) }
+        }
+        return chunk
+    }
+
+    /// `chunks` end to end, copied a chunk at a time (not byte by byte, as
+    /// `Data(chunks.joined())` does).
+    private static func joined(_ chunks: [Data]) -> Data {
+        var whole = Data(capacity: chunks.reduce(0) { $0 + $1.count })
+        for chunk in chunks { whole.append(chunk) }
+        return whole
+    }
+
     private static func sendManyChunks(on transport: AsyncHTTPClientTransport) async throws {
         try await withServer { server in
             let provider = Provider<TestTarget>(transport: transport)
-            let chunks = (0..<3_000).map { index in
-                Data((0..<(1 + (index * 7919) % 3000)).map { UInt8(truncatingIfNeeded: index &+ $0) })
-            }
-            let whole = Data(chunks.joined())
+            let chunks = (0..<3_000).map { index in Self.chunk(index, count: 1 + (index * 7919) % 3000) }
+            let whole = Self.joined(chunks)
             let stream = AsyncStream<Data> { continuation in
                 for chunk in chunks { continuation.yield(chunk) }
                 continuation.finish()
