@@ -16,15 +16,18 @@ import Testing
         try await withServer { server in
             var configuration = HTTPClient.Configuration()
             configuration.redirectConfiguration = .disallow
-            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-            let transport = AsyncHTTPClientTransport(client: client)
-            let provider = Provider<TestTarget>(transport: transport)
-            #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
-            try await transport.shutdown()
-            let direct = try await client.execute(HTTPClientRequest(url: server.url("/status/204").absoluteString), timeout: .seconds(10))
-            #expect(direct.status.code == 204)
-            #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
-            try await client.shutdown()
+            try await withClient(configuration) { client in
+                let transport = AsyncHTTPClientTransport(client: client)
+                let provider = Provider<TestTarget>(transport: transport)
+                #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
+                try await transport.shutdown()
+                let direct = try await client.execute(HTTPClientRequest(url: server.url("/status/204").absoluteString),
+                                                      timeout: .seconds(10))
+                #expect(direct.status.code == 204)
+                #expect(try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode == 200)
+                // Still the caller's client: it shuts down once, here.
+                try await client.shutdown()
+            }
         }
     }
 
@@ -111,58 +114,60 @@ import Testing
             configuration.timeout.connect = .milliseconds(100)
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
             configuration.redirectConfiguration = .disallow
-            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-            let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+            try await withClient(configuration) { client in
+                let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
 
-            // The pool's one connection is opened first, so the held request
-            // needs no connect: on a loaded machine (the sanitizer's runs) a
-            // first connect can take longer than the 100 ms connect time-out,
-            // and the held request would fail before the server saw it.
-            var opened = false
-            for _ in 0..<50 where !opened {
-                opened = (try? await provider.request(TestTarget(server.baseURL, path: "/status/204"))) != nil
-            }
-            try #require(opened, "no connection within 50 attempts of 100 ms")
-            let holder = Task { try await provider.request(TestTarget(server.baseURL, path: "/held")) }
-            guard await Self.firstOf(server: server, reaching: "/held", or: holder) else {
-                Issue.record("the held request ended before the server saw it: \(await holder.result)")
-                return
-            }
-            let queued = Task {
-                guard kind == .streamedBody else {
-                    return try await provider.request(TestTarget(server.baseURL, path: "/status/200"), options: RequestOptions(progress: progress))
+                // The pool's one connection is opened first, so the held request
+                // needs no connect: on a loaded machine (the sanitizer's runs) a
+                // first connect can take longer than the 100 ms connect time-out,
+                // and the held request would fail before the server saw it.
+                var opened = false
+                for _ in 0..<50 where !opened {
+                    opened = (try? await provider.request(TestTarget(server.baseURL, path: "/status/204"))) != nil
                 }
-                let body = AsyncStream<Data> { continuation in
-                    for _ in 0..<3 { continuation.yield(chunk) }
-                    continuation.finish()
+                try #require(opened, "no connection within 50 attempts of 100 ms")
+                let holder = Task { try await provider.request(TestTarget(server.baseURL, path: "/held")) }
+                guard await Self.firstOf(server: server, reaching: "/held", or: holder) else {
+                    Issue.record("the held request ended before the server saw it: \(await holder.result)")
+                    gate.open()
+                    return
                 }
-                let task = RequestTask.uploadStream(RequestBodyStream(body, length: .unknown))
-                return try await provider.request(TestTarget(server.baseURL, method: .put, task: task))
-            }
-            let bounded = Task {
-                try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), options: RequestOptions(progress: progress))
-            }
-            // The bounded request ends first, while the only connection is
-            // still held by the gate; then ten connect time-outs (1 s in all)
-            // pass before the connection is freed for the queued one.
-            let timedOut = await bounded.result
-            try await Task.sleep(for: .seconds(1))
-            gate.open()
+                let queued = Task {
+                    guard kind == .streamedBody else {
+                        return try await provider.request(TestTarget(server.baseURL, path: "/status/200"), options: RequestOptions(progress: progress))
+                    }
+                    let body = AsyncStream<Data> { continuation in
+                        for _ in 0..<3 { continuation.yield(chunk) }
+                        continuation.finish()
+                    }
+                    let task = RequestTask.uploadStream(RequestBodyStream(body, length: .unknown))
+                    return try await provider.request(TestTarget(server.baseURL, method: .put, task: task))
+                }
+                let bounded = Task {
+                    try await provider.request(TestTarget(server.baseURL, path: "/status/201", timeout: 0.5), options: RequestOptions(progress: progress))
+                }
+                // The bounded request ends first, while the only connection is
+                // still held by the gate; then ten connect time-outs (1 s in all)
+                // pass before the connection is freed for the queued one.
+                let timedOut = await bounded.result
+                try await Task.sleep(for: .seconds(1))
+                gate.open()
 
-            let held = await holder.result
-            let waited = await queued.result
-            try await client.shutdown()
+                let held = await holder.result
+                let waited = await queued.result
+                try await client.shutdown()
 
-            #expect(try held.get().data == Data("held".utf8))
-            if kind == .streamedBody {
-                #expect(try Echo(waited.get()).bodyData == chunk + chunk + chunk)
-            } else {
-                #expect(try waited.get().statusCode == 200)
+                #expect(try held.get().data == Data("held".utf8))
+                if kind == .streamedBody {
+                    #expect(try Echo(waited.get()).bodyData == chunk + chunk + chunk)
+                } else {
+                    #expect(try waited.get().statusCode == 200)
+                }
+                if case .failure(let error as NetworkError) = timedOut, case .timedOut = error {} else {
+                    Issue.record("expected the 0.5 s target to time out while queued, got \(timedOut)")
+                }
+                #expect(server.hits("/status/201") == 0)
             }
-            if case .failure(let error as NetworkError) = timedOut, case .timedOut = error {} else {
-                Issue.record("expected the 0.5 s target to time out while queued, got \(timedOut)")
-            }
-            #expect(server.hits("/status/201") == 0)
         }
     }
 

@@ -1,7 +1,27 @@
+import AsyncHTTPClient
 import Courier
 import CourierTestSupport
 import Foundation
+import NIOCore
+import NIOPosix
 import Testing
+
+/// Runs `body` with a client made from `configuration`, and shuts the client
+/// down however `body` ends: a client released without `shutdown()` stops
+/// the whole test process (AsyncHTTPClient's check in its `deinit`), so one
+/// failed request, a time-out on a starved machine, would take every other
+/// test of the run with it. A client `body` shut down itself is left as it is.
+func withClient<Value>(
+    _ configuration: HTTPClient.Configuration,
+    on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    _ body: (HTTPClient) async throws -> Value
+) async throws -> Value {
+    let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+    let outcome = await Result(catching: { try await body(client) })
+    // Throws only for a client that is already shut down.
+    try? await client.shutdown()
+    return try outcome.get()
+}
 
 /// Sends `target` and returns the `NetworkError` it failed with, recording an
 /// issue when it succeeded.
