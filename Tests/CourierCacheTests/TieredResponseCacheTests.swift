@@ -41,8 +41,10 @@ import Testing
             if removed.wait(timeout: .now() + 0.5) == .success { removed.signal() }
         }
         _ = tiered.entry(forKey: "key")
+        // On a thread of its own, not Dispatch's global queue, whose few
+        // threads a blocking wait would take from every other test.
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 removed.wait()
                 continuation.resume()
             }

@@ -114,8 +114,12 @@ private final class DowngradingServer: @unchecked Sendable {
         let prepare = Task { try await storage.prepare() }
         // The server's side ends when the client closes, or after its read
         // time-out: either way, what it got is all it will get.
+        // Waited for on a thread of its own: a blocking wait on a thread of
+        // Dispatch's global queue takes one of its few threads (one a core),
+        // and with two such waits the operation queues URLSession delivers
+        // on, and then every URLSession in the process, stall.
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [done] in
+            Thread.detachNewThread { [done] in
                 done.wait()
                 continuation.resume()
             }
