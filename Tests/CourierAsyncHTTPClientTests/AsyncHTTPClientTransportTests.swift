@@ -67,8 +67,8 @@ import Testing
         try await withServer { server in
             let transport = AsyncHTTPClientTransport()
             let provider = Provider<TestTarget>(transport: transport)
-            // A client that is never shut down traps when released: shut it
-            // down whatever the first request does.
+            // Shut down whatever the first request does: what is checked is
+            // `shutdown()` itself, not the shutdown a released transport starts.
             var status: Int?
             do {
                 status = try await provider.request(TestTarget(server.baseURL, path: "/status/200")).statusCode
@@ -81,6 +81,60 @@ import Testing
             #expect(error != nil)
             #expect(server.hits("/status/200") == 1)
             await #expect(throws: (any Error).self) { try await transport.shutdown() }
+        }
+    }
+
+    /// A transport released without `shutdown()` shuts the client it made
+    /// down itself. Without that, AsyncHTTPClient stops this debug build when
+    /// the client goes (its check for a client released while running), and a
+    /// release build keeps the idle connection open until the client's idle
+    /// time-out. Here the connection the request used is closed once the
+    /// provider and its transport are gone; the time limit is there only so
+    /// that a connection left open fails the test instead of hanging it.
+    @Test(.timeLimit(.minutes(1)))
+    func anOwnedClientIsShutDownWhenItsTransportIsReleased() async throws {
+        try await withServer { server in
+            var provider: Provider<TestTarget>? = Provider(transport: AsyncHTTPClientTransport())
+            let status = try await provider?.request(TestTarget(server.baseURL, path: "/status/200")).statusCode
+            #expect(status == 200)
+            let connection = try #require(server.requests(to: "/status/200").first).connectionID
+            provider = nil
+            await server.waitForClose(ofConnection: connection)
+            #expect(server.hits("/status/200") == 1)
+        }
+    }
+
+    /// A call that outlives its provider keeps the transport, and so its
+    /// client, until it ends: a streamed call whose provider (the caller's
+    /// only reference to the transport) is released mid-body reads the rest
+    /// of the body, and only then does the released transport shut its client
+    /// down and close the connection. A transport shut down at once would cut
+    /// the body short. The time limit only turns a connection left open into
+    /// a failure instead of a hang.
+    @Test(.timeLimit(.minutes(1)))
+    func aCallUnderWayKeepsAReleasedTransportUntilItEnds() async throws {
+        try await withServer { server in
+            let providerReleased = Gate()
+            server.route("/lines") { _ in
+                LoopbackResponse(headers: [("Content-Type", "text/plain")], body: .streamed { writer in
+                    try await writer.write("first\n")
+                    await providerReleased.wait()
+                    try await writer.write("second\n")
+                })
+            }
+            var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
+            weak let released = transport
+            var provider: Provider<TestTarget>? = Provider(transport: try #require(transport))
+            transport = nil
+            let streamed = try await #require(provider).stream(TestTarget(server.baseURL, path: "/lines"))
+            provider = nil
+            #expect(released != nil, "the transport went while its call was under way")
+            providerReleased.open()
+            var lines: [String] = []
+            for try await line in streamed.lines { lines.append(line) }
+            #expect(lines == ["first", "second"])
+            let connection = try #require(server.requests(to: "/lines").first).connectionID
+            await server.waitForClose(ofConnection: connection)
         }
     }
 

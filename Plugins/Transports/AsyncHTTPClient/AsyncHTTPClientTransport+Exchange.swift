@@ -42,6 +42,11 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     private let loop: (choice: EventLoopChoice, slot: Int)?
     /// The task reading a streamed request body, if the body is one.
     private let producer: BodyProducer?
+    /// The transport that sent the request, held while the client's task
+    /// holds this delegate: a transport released while a call is under way
+    /// (a streamed body still arriving after its provider went) shuts its
+    /// client down only once the call's task has ended.
+    private let transport: AsyncHTTPClientTransport
     /// Whether large parts are shared with the client's buffers instead of
     /// copied: not over TLS, whose handler decrypts every read into one
     /// buffer of its own and would copy that whole buffer, stale bytes and
@@ -51,8 +56,10 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         !(request.url.scheme ?? "").lowercased().hasPrefix("https")
     }
 
-    init(request: TransportRequest, loop: (choice: EventLoopChoice, slot: Int)?, producer: BodyProducer?) {
+    init(request: TransportRequest, transport: AsyncHTTPClientTransport, loop: (choice: EventLoopChoice, slot: Int)?,
+         producer: BodyProducer?) {
         self.request = request
+        self.transport = transport
         self.loop = loop
         self.producer = producer
         self.exchange = ResponseExchange(for: request)

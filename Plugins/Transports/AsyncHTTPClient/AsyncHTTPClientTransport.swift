@@ -105,8 +105,11 @@ public final class AsyncHTTPClientTransport: Transport {
     /// hop beside the call's. The tracing plugin (`CourierTracing`) traces
     /// each call, its redirects and retries included.
     ///
-    /// The owner must call `shutdown()` before releasing the transport;
-    /// AsyncHTTPClient requires every client it creates to be shut down.
+    /// Call `shutdown()` when you are done with the transport: it returns once
+    /// the client has closed its connections. A transport released without it
+    /// starts the same shutdown itself and does not wait for it, so a
+    /// forgotten call neither trips AsyncHTTPClient's check (a client released
+    /// while running stops a debug build) nor leaves connections open.
     /// - Parameter configuration: Which HTTPS servers are trusted.
     public init(configuration: Configuration = Configuration()) {
         var clientConfiguration = HTTPClient.Configuration()
@@ -128,13 +131,26 @@ public final class AsyncHTTPClientTransport: Transport {
         self.loops = EventLoopChoice(group: client.eventLoopGroup)
     }
 
-    /// Shuts down the client this transport created; does nothing for a client
-    /// passed in, which stays the caller's to shut down.
+    /// Shuts down the client this transport created and returns when its
+    /// connections are closed; does nothing for a client passed in, which
+    /// stays the caller's to shut down.
     /// - Throws: The client's error when shutting down fails (for example,
     ///   when it was already shut down).
     public func shutdown() async throws {
         guard ownsClient else { return }
         try await client.shutdown()
+    }
+
+    /// A client this transport created is shut down when the transport goes,
+    /// if `shutdown()` was not called: AsyncHTTPClient stops a debug build
+    /// that releases a running client it made. Each request's delegate holds
+    /// the transport until the request's task ends, so this runs only when no
+    /// call is under way. The shutdown holds the client until the connection
+    /// pool has closed, and its outcome has nobody to go to (a client already
+    /// shut down says so, and that is fine).
+    deinit {
+        guard ownsClient else { return }
+        client.shutdown(queue: .global()) { _ in }
     }
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
@@ -165,7 +181,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 throw NetworkError(transportError: Self.foundationError(for: error))
             }
             let (preference, slot) = loops.take()
-            let exchange = Exchange(request: request, loop: slot.map { (loops, $0) }, producer: producer)
+            let exchange = Exchange(request: request, transport: self, loop: slot.map { (loops, $0) }, producer: producer)
             let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
             // One callback, since each one added from outside the task's event
             // loop is a hop onto it (and one that holds only the exchange
