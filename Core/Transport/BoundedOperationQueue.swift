@@ -29,6 +29,16 @@ import Foundation
 /// (`URLSessionTask.cancel()` does) while that queue waits here would
 /// otherwise never run. The transport moves its own cancellations off this
 /// queue, so that happens only through code that is not Courier's.
+///
+/// Its blocks run on a serial dispatch queue of its own, not on Dispatch's
+/// global queue, where an `OperationQueue` runs them by default. The global
+/// queue has a thread or so a core, and on Linux Swift's tasks run on those
+/// same threads: blocks that wait there (a semaphore, a blocking read) or
+/// tasks that work long without an `await` would leave the delegate no
+/// thread. Every chunk would then hold FoundationNetworking's one work queue
+/// here for `longestWait`, and `resume()` and `cancel()`, which wait for that
+/// work queue, would hold their callers behind it. A queue made with a label
+/// gets a thread when it has work, however busy the global queue is.
 final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
     /// How many blocks may wait before a caller waits.
     let limit: Int
@@ -38,11 +48,16 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
     private let condition = NSCondition()
     /// Blocks added and not yet finished; guarded by `condition`.
     private var pending = 0
+    /// Where the blocks run, one at a time. Held here, since
+    /// FoundationNetworking's `underlyingQueue` does not hold it.
+    private let runner: DispatchQueue
 
-    init(limit: Int, longestWait: TimeInterval = 0.1) {
+    init(limit: Int, longestWait: TimeInterval = 0.1, label: String = "Courier.BoundedOperationQueue") {
         self.limit = max(limit, 2)
         self.longestWait = longestWait
+        self.runner = DispatchQueue(label: label)
         super.init()
+        underlyingQueue = runner
     }
 
     override func addOperation(_ block: @Sendable @escaping () -> Void) {

@@ -28,7 +28,7 @@ public final class URLSessionTransport: Transport {
     /// A century: the longest time-out handed to Foundation.
     private static let longestTimeout: TimeInterval = 3_155_760_000
 
-    private let session: URLSession
+    let session: URLSession
     private let delegate: SessionDelegate
     /// Where this transport's tasks are cancelled, one at a time.
     /// `URLSessionTask.cancel()` waits for the session's work queue; called
@@ -140,16 +140,21 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// A serial queue for the session's delegate; on Linux one that makes
-    /// libcurl wait while 64 chunks wait in it (``BoundedOperationQueue``).
+    /// A serial queue for the session's delegate, whose blocks run on a
+    /// dispatch queue of its own: Dispatch's global queue, where an
+    /// `OperationQueue` runs them by default, may have no thread free when
+    /// the app's own blocks wait there. On Linux it makes libcurl wait while
+    /// 64 chunks wait in it (``BoundedOperationQueue``).
     private static func makeDelegateQueue() -> OperationQueue {
+        let label = "Courier.URLSessionTransport"
         #if canImport(FoundationNetworking)
-        let queue = BoundedOperationQueue(limit: 64)
+        let queue = BoundedOperationQueue(limit: 64, label: label)
         #else
         let queue = OperationQueue()
+        queue.underlyingQueue = DispatchQueue(label: label)
         #endif
         queue.maxConcurrentOperationCount = 1
-        queue.name = "Courier.URLSessionTransport"
+        queue.name = label
         return queue
     }
 

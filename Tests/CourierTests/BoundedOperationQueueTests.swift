@@ -1,5 +1,6 @@
 #if canImport(FoundationNetworking)
 @testable import Courier
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -61,6 +62,36 @@ import Testing
         }
         queue.waitUntilAllOperationsAreFinished()
         #expect(ran.current == limit * 4)
+    }
+
+    /// The transport's delegate queue runs its blocks while the app's own
+    /// blocks hold every thread of Dispatch's global queue (here each waits on
+    /// a semaphore), because they run on a dispatch queue of its own. On the
+    /// global queue, where an `OperationQueue` runs its blocks by default,
+    /// they would wait for the app's; FoundationNetworking's one work queue,
+    /// which adds every chunk here, would then wait `longestWait` at each
+    /// chunk, and `resume()` and `cancel()`, which wait for that work queue,
+    /// behind it. In a process of its own, since holding the global queue
+    /// holds the rest of a run; and with a blocking wait, since Swift's tasks
+    /// run on the global queue's threads on Linux and none could resume.
+    @Test(.timeLimit(.minutes(1)))
+    func theTransportsDelegateQueueRunsWhileTheGlobalQueueIsHeld() async throws {
+        try await MeasuredAlone.run(suite: "BoundedOperationQueueTests", case: "held") {
+            let transport = URLSessionTransport()
+            let release = DispatchSemaphore(value: 0)
+            let heldUntil = DispatchTime.now() + 20
+            // Far more blocks than the global queue has threads (a few a core).
+            let holders = 64
+            for _ in 0..<holders {
+                DispatchQueue.global().async { _ = release.wait(timeout: heldUntil) }
+            }
+            let ran = DispatchSemaphore(value: 0)
+            transport.session.delegateQueue.addOperation { ran.signal() }
+            let ranWhileHeld = ran.wait(timeout: heldUntil) == .success && DispatchTime.now() < heldUntil
+            for _ in 0..<holders { release.signal() }
+            MeasuredAlone.report("the delegate's block ran while the global queue was held: \(ranWhileHeld)")
+            #expect(ranWhileHeld, "the delegate's block ran only once the app's blocks let go")
+        }
     }
 
     /// A queue that never drains holds its adder for `longestWait`, then
