@@ -88,7 +88,9 @@ extension Provider {
             if !hooks[index].knows(.process) { chain.learn(.process, of: index, from: context) }
         }
         let response = try processed.get()
-        guard target.validationType.accepts(response.statusCode) else {
+        // The validation read from the target with the call's other inputs:
+        // the target is not asked again.
+        guard inputs.validation.accepts(response.statusCode) else {
             throw .statusCode(response)
         }
         // A download is written to its destination only for a 2xx status: an
