@@ -8,12 +8,28 @@ import NIOConcurrencyHelpers
 /// blocking: with every pool thread inside such a wait, work queued on the
 /// pool would never run and every wait would end in its time-out. Each cache
 /// has its own.
+///
+/// The work runs on serial dispatch queues, taken in turn. A concurrent
+/// queue would not do: Dispatch runs it on its global queue's threads, which
+/// on Linux are the cooperative pool's (measured: with those threads held, a
+/// block on a concurrent queue waited 4.8 s, one on a serial queue 0.2 ms).
+/// A serial queue gets a thread of its own when it has work.
 final class OffPoolExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "courier.postgres", attributes: .concurrent)
+    private let queues: [DispatchQueue]
+    private let next = NIOLockedValueBox(0)
+
+    /// - Parameter width: How many jobs may run at once: one serial queue each.
+    init(width: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+        queues = (0..<max(1, width)).map { DispatchQueue(label: "courier.postgres.\($0)") }
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
+        let queue = next.withLockedValue { index in
+            defer { index = (index + 1) % queues.count }
+            return queues[index]
+        }
         queue.async { job.runSynchronously(on: executor) }
     }
 

@@ -1,6 +1,7 @@
 import Courier
 import CourierCache
 import CourierPostgres
+import CourierTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -100,6 +101,42 @@ extension PostgresTests {
                     #expect(cache.entry(forKey: "k") != nil)
                     clock.advance(11)
                     #expect(cache.entry(forKey: "k") == nil)
+                }
+            }
+        }
+
+        /// A read hits while every thread of the cooperative pool is held,
+        /// as a burst of synchronous reads holds them: `ResponseCaching` is
+        /// synchronous, so each read holds its thread while it waits for the
+        /// database. The cache's database work therefore runs on threads of
+        /// its own. On the pool's, it would wait behind what holds them until
+        /// the read's time-out made it a miss and put the cache to rest. On
+        /// Linux the pool's threads are Dispatch's global queue's, so blocks
+        /// waiting there hold them (more blocks than the queue gets threads
+        /// before the read's time-out: it starts with one a core and adds
+        /// about one a second). In a process of its own, since this holds
+        /// every pool thread of its process.
+        @Test(.timeLimit(.minutes(5)))
+        func aReadHitsWhileEveryPoolThreadIsHeld() async throws {
+            try await MeasuredAlone.run(suite: "PostgresResponseCacheTests", case: "held") {
+                try await withTemporaryPostgres { postgres in
+                    try await withStorage(postgres) { storage in
+                        let cache = PostgresResponseCache(storage: storage, configuration: patient)
+                        cache.store(entry("shared"), forKey: "k")
+                        await cache.waitForPendingWrites()
+                        #expect(cache.entry(forKey: "k") != nil)
+                        let release = DispatchSemaphore(value: 0)
+                        let heldUntil = DispatchTime.now() + 30
+                        let holders = ProcessInfo.processInfo.activeProcessorCount + 64
+                        for _ in 0..<holders {
+                            DispatchQueue.global().async { _ = release.wait(timeout: heldUntil) }
+                        }
+                        let hit = cache.entry(forKey: "k") != nil
+                        let beforeTheRelease = DispatchTime.now() < heldUntil
+                        for _ in 0..<holders { release.signal() }
+                        MeasuredAlone.report("a read while the pool was held: \(hit ? "hit" : "miss")")
+                        #expect(hit && beforeTheRelease)
+                    }
                 }
             }
         }
