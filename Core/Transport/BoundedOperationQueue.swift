@@ -32,13 +32,14 @@ import Foundation
 ///
 /// Its blocks run on a serial dispatch queue of its own, not on Dispatch's
 /// global queue, where an `OperationQueue` runs them by default. The global
-/// queue has a thread or so a core, and on Linux Swift's tasks run on those
-/// same threads: blocks that wait there (a semaphore, a blocking read) or
-/// tasks that work long without an `await` would leave the delegate no
-/// thread. Every chunk would then hold FoundationNetworking's one work queue
-/// here for `longestWait`, and `resume()` and `cancel()`, which wait for that
-/// work queue, would hold their callers behind it. A queue made with a label
-/// gets a thread when it has work, however busy the global queue is.
+/// queue starts with a thread a core and adds about one a second when none
+/// can run, and on Linux Swift's tasks run on those same threads: blocks that
+/// wait there (a semaphore, a blocking read) or tasks that work long without
+/// an `await` would leave the delegate waiting for a thread. Every chunk
+/// would then hold FoundationNetworking's one work queue here for
+/// `longestWait`, and `resume()` and `cancel()`, which wait for that work
+/// queue, would hold their callers behind it. A serial queue gets a thread
+/// when it has work, however busy the global queue is.
 final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
     /// How many blocks may wait before a caller waits.
     let limit: Int
@@ -48,8 +49,9 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
     private let condition = NSCondition()
     /// Blocks added and not yet finished; guarded by `condition`.
     private var pending = 0
-    /// Where the blocks run, one at a time. Held here, since
-    /// FoundationNetworking's `underlyingQueue` does not hold it.
+    /// Where the blocks run, one at a time. Foundation's setter of
+    /// `underlyingQueue` keeps the queue too, though the property is declared
+    /// `unowned(unsafe)`; holding it here does not depend on that.
     private let runner: DispatchQueue
 
     init(limit: Int, longestWait: TimeInterval = 0.1, label: String = "Courier.BoundedOperationQueue") {

@@ -151,7 +151,9 @@ public final class URLSessionTransport: Transport {
         let queue = BoundedOperationQueue(limit: 64, label: label)
         #else
         let queue = OperationQueue()
-        queue.underlyingQueue = DispatchQueue(label: label)
+        // Foundation keeps it (declared `unowned(unsafe)`, but retained).
+        let runner = DispatchQueue(label: label)
+        queue.underlyingQueue = runner
         #endif
         queue.maxConcurrentOperationCount = 1
         queue.name = label

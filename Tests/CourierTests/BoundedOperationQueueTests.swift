@@ -80,8 +80,9 @@ import Testing
             let transport = URLSessionTransport()
             let release = DispatchSemaphore(value: 0)
             let heldUntil = DispatchTime.now() + 20
-            // Far more blocks than the global queue has threads (a few a core).
-            let holders = 64
+            // More blocks than the global queue gets threads before the
+            // deadline: it starts with one a core and adds about one a second.
+            let holders = ProcessInfo.processInfo.activeProcessorCount + 64
             for _ in 0..<holders {
                 DispatchQueue.global().async { _ = release.wait(timeout: heldUntil) }
             }
