@@ -42,10 +42,11 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     private let loop: (choice: EventLoopChoice, slot: Int)?
     /// The task reading a streamed request body, if the body is one.
     private let producer: BodyProducer?
-    /// The transport that sent the request, held while the client's task
-    /// holds this delegate: a transport released while a call is under way
-    /// (a streamed body still arriving after its provider went) shuts its
-    /// client down only once the call's task has ended.
+    /// The transport that sent the request, held for as long as
+    /// AsyncHTTPClient holds this delegate (its `RequestBag`, at least until
+    /// the request's task has ended): a transport released while a call is
+    /// under way (a streamed body still arriving after its provider went)
+    /// shuts its client down only after that.
     private let transport: AsyncHTTPClientTransport
     /// Whether large parts are shared with the client's buffers instead of
     /// copied: not over TLS, whose handler decrypts every read into one

@@ -144,8 +144,9 @@ public final class AsyncHTTPClientTransport: Transport {
     /// A client this transport created is shut down when the transport goes,
     /// if `shutdown()` was not called: AsyncHTTPClient stops a debug build
     /// that releases a running client it made. Each request's delegate holds
-    /// the transport until the request's task ends, so this runs only when no
-    /// call is under way. The shutdown holds the client until the connection
+    /// the transport for as long as AsyncHTTPClient holds the delegate, at
+    /// least until the request's task ends, so this runs only when no call is
+    /// under way. The shutdown holds the client until the connection
     /// pool has closed, and its outcome has nobody to go to (a client already
     /// shut down says so, and that is fine).
     deinit {
