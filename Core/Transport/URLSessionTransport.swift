@@ -128,7 +128,7 @@ public final class URLSessionTransport: Transport {
         maximumUnreadBytes: Int = 32 << 20,
         decodesCompressedResponses: Bool = false
     ) {
-        let delegate = SessionDelegate(serverTrust: serverTrust)
+        let delegate = SessionDelegate(serverTrust: serverTrust, cancellations: cancellations)
         self.serverTrust = serverTrust
         self.maximumUnreadBytes = max(maximumUnreadBytes, 1)
         self.decodesCompressedResponses = decodesCompressedResponses
@@ -249,9 +249,12 @@ public final class URLSessionTransport: Transport {
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let exchanges = Locked<[Int: URLSessionExchange]>([:])
     let serverTrust: ServerTrust
+    /// The transport's queue for calls that wait for the session's work queue.
+    private let cancellations: DispatchQueue
 
-    init(serverTrust: ServerTrust) {
+    init(serverTrust: ServerTrust, cancellations: DispatchQueue) {
         self.serverTrust = serverTrust
+        self.cancellations = cancellations
     }
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
@@ -304,6 +307,15 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// challenge unless the challenge is answered, and answering with "default
     /// handling" hangs as well. Its head and body have arrived by now, so the
     /// challenge is cancelled and the response handed over as it is.
+    ///
+    /// The answer is given on the transport's cancellation queue, not here:
+    /// FoundationNetworking cancels the task inside the answer, and
+    /// `cancel()` waits for its work queue. That queue may be waiting for
+    /// this delegate queue to drain (``BoundedOperationQueue``) while another
+    /// body arrives fast: then each of its chunks waited the bound's tenth of a
+    /// second, the delegate waited for the work queue, and every call that
+    /// starts a task waited behind both (seen in a full test run: every
+    /// request in flight reached its 60 s time-out).
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -330,7 +342,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         }
         #endif
         exchange(for: task)?.challenged()
-        completionHandler(.cancelAuthenticationChallenge, nil)
+        cancellations.async { completionHandler(.cancelAuthenticationChallenge, nil) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
