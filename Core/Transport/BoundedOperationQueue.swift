@@ -28,7 +28,8 @@ import Foundation
 /// a block on this queue that waits for the session's work queue
 /// (`URLSessionTask.cancel()` does) while that queue waits here would
 /// otherwise never run. The transport moves its own cancellations off this
-/// queue, so that happens only through code that is not Courier's.
+/// queue, and its answers to challenges (FoundationNetworking cancels the
+/// task inside one), so that happens only through code that is not Courier's.
 ///
 /// Its blocks run on a serial dispatch queue of its own, not on Dispatch's
 /// global queue, where an `OperationQueue` runs them by default. The global

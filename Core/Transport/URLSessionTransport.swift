@@ -30,7 +30,8 @@ public final class URLSessionTransport: Transport {
 
     let session: URLSession
     private let delegate: SessionDelegate
-    /// Where this transport's tasks are cancelled, one at a time.
+    /// Where this transport's tasks are cancelled, one at a time, and where
+    /// its delegate answers a challenge (Foundation cancels inside the answer).
     /// `URLSessionTask.cancel()` waits for the session's work queue; called
     /// where a transfer was aborted (every provider's watchdog has a queue of
     /// its own), each waiting call held a thread of Dispatch's pool, and a
