@@ -216,7 +216,10 @@ enum DownloadChild {
         let size = side.hasPrefix("stream-") || side.hasPrefix("upload-") ? streamed
             : (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
         let megabytes = max(Double(size) / 1e6, 1e-9)
-        print("\(peakResidentKilobytes()) \(megabytes / seconds) \(cpu * 1e3 / megabytes) \(allocations / megabytes)")
+        // A fifth figure for a stream read through AsyncHTTPClient: the chunks
+        // it came in, a megabyte.
+        let chunks = side.hasPrefix("stream-") && side.hasSuffix("AsyncHTTPClient") ? " \(Double(StreamChild.chunks) / megabytes)" : ""
+        print("\(peakResidentKilobytes()) \(megabytes / seconds) \(cpu * 1e3 / megabytes) \(allocations / megabytes)\(chunks)")
     }
 }
 
@@ -329,12 +332,22 @@ enum UploadChild {
 // MARK: - Streamed reads
 
 enum StreamChild {
+    /// The chunks the last stream of this process was read in, for the
+    /// allocations of one chunk (a reader that keeps up gets smaller reads,
+    /// so more chunks a megabyte).
+    nonisolated(unsafe) static var chunks = 0
+
     /// Reads the body of a streamed call on `transport`, chunk by chunk, and
     /// returns its length.
     static func courier(_ url: URL, transport: any Transport) async throws -> Int {
         let response = try await Provider<URLTarget>(transport: transport).stream(URLTarget(url: url))
         var count = 0
-        for try await chunk in response.body { count += chunk.count }
+        var chunks = 0
+        for try await chunk in response.body {
+            count += chunk.count
+            chunks += 1
+        }
+        Self.chunks = chunks
         return count
     }
 
@@ -345,9 +358,12 @@ enum StreamChild {
         let result = await capture {
             let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), deadline: .distantFuture)
             var count = 0
+            var chunks = 0
             for try await chunk in response.body {
                 count += intoData ? Data(chunk.readableBytesView).count : chunk.readableBytes
+                chunks += 1
             }
+            StreamChild.chunks = chunks
             return count
         }
         try await client.shutdown()
