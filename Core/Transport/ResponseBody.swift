@@ -114,16 +114,31 @@ public struct ResponseBodyWriter: Sendable {
     /// }
     /// return consumed?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     /// ```
+    ///
+    /// A client that delivers several chunks in one go (the parts of one
+    /// read of its socket) passes `wakesReader: false` for each and calls
+    /// ``wakeReader()`` once after the last, so its reader is woken once for
+    /// them all, not once a chunk (each wake schedules the reader's task on
+    /// another thread).
     /// - Parameters:
     ///   - chunk: The next bytes of the body.
+    ///   - wakesReader: Whether a reader that waits is handed the chunk now;
+    ///     with `false`, it waits for ``wakeReader()`` or the body's end,
+    ///     which the client must then bring about.
     ///   - makeWaiter: Makes the callback to run once the reader has taken
     ///     this chunk (or has stopped reading); called at most once, before
     ///     this returns, under the stream's lock, so it must not call back
     ///     into the body.
     /// - Returns: `true` when the client may read on at once (`makeWaiter`
     ///   was not called); `false` when it waits for the callback.
-    public func yield(_ chunk: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
-        stream.offer(chunk, waitingWith: { makeWaiter() }) != .held
+    public func yield(_ chunk: Data, wakesReader: Bool = true, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
+        stream.offer(chunk, defersWake: !wakesReader, waitingWith: { makeWaiter() }) != .held
+    }
+
+    /// Hands a reader that waits the oldest chunk yielded with `wakesReader:
+    /// false`; does nothing when no reader waits or nothing is queued.
+    public func wakeReader() {
+        stream.wake()
     }
 
     /// Ends the body: every byte has been delivered.
@@ -144,7 +159,7 @@ public struct ResponseBodyWriter: Sendable {
 /// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
 /// outside it.
 final class ResponseBodyStream: Sendable {
-    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Data?, any Error>>
+    private typealias Machine = ResponseBodyStateMachine<UnsafeContinuation<Void, Never>>
 
     private struct State: Sendable {
         var machine: Machine
@@ -206,18 +221,23 @@ final class ResponseBodyStream: Sendable {
 
     /// Offers `data`; the callback `makeWaiter` makes (asked for under the
     /// lock, only for a chunk that is `held`) runs when the reader takes the
-    /// chunk.
-    func offer(_ data: Data, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Offer {
-        let (action, transfer) = state.withLock { state -> (Machine.YieldAction, TransferControl?) in
-            guard state.isOpen else { return (.refused, nil) }
+    /// chunk. With `defersWake`, a waiting reader is woken only by the next
+    /// ``wake()`` (or the body's end).
+    func offer(_ data: Data, defersWake: Bool = false, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Offer {
+        let (action, transfer, woken) = state.withLock { state -> (Machine.YieldAction, TransferControl?, UnsafeContinuation<Void, Never>?) in
+            guard state.isOpen else { return (.refused, nil, nil) }
             // A chunk that arrives stops the idle clock here, on the client's
             // thread, not when the reader gets to run.
             if state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
-            return (state.machine.yield(data, whenHeld: makeWaiter), state.transfer)
+            let action = state.machine.yield(data, defersWake: defersWake, whenHeld: makeWaiter)
+            // A writer that wakes at once wakes a reader that an earlier,
+            // deferred chunk left waiting.
+            return (action, state.transfer, defersWake ? nil : state.machine.wake())
         }
+        woken?.resume()
         switch action {
         case .deliver(let reader):
-            reader.resume(returning: data)
+            reader.resume()
             return .taken
         case .goOn:
             return .taken
@@ -225,14 +245,22 @@ final class ResponseBodyStream: Sendable {
             return .held
         case .refused:
             return .refused
-        case .overflow(let dropped, let failure):
+        case .overflow(let dropped, let failure, let reader):
             // The transfer stops now, not when the reader next reads: a
             // client that cannot wait would otherwise go on receiving, and
             // dropping, a body that never ends.
             transfer?.abort(.tooLarge(failure))
+            reader?.resume()
             for chunk in dropped { chunk.whenConsumed?() }
             return .refused
         }
+    }
+
+    /// Wakes a reader that waits while chunks are queued, with the oldest:
+    /// the writer's call after the chunks it offered with `defersWake`. Does
+    /// nothing when no reader waits or nothing is queued.
+    func wake() {
+        state.withLock { $0.machine.wake() }?.resume()
     }
 
     /// Ends the stream with `failure` (or cleanly). What the transport
@@ -243,8 +271,7 @@ final class ResponseBodyStream: Sendable {
             state.transfer = nil
             return state.machine.finish(failure: failure)
         }
-        guard let reader else { return }
-        if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }
+        reader?.resume()
     }
 
     /// The reader gives up (a limit, a time-out, a cancelled call): the stream
@@ -255,7 +282,7 @@ final class ResponseBodyStream: Sendable {
             state.transfer = nil
             return state.machine.stop()
         }
-        reader?.resume(throwing: NetworkError.cancelled)
+        reader?.resume()
         for chunk in dropped { chunk.whenConsumed?() }
     }
 
@@ -294,33 +321,33 @@ final class ResponseBodyStream: Sendable {
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
     ///
-    /// The continuation is a checked one, though the machine hands a waiting
-    /// reader out exactly once (its transitions are tested) and a checked one
-    /// costs every wait an allocation. With an unchecked one, the thread
-    /// sanitizer reported a race whenever a transport's thread resumed the
-    /// reader in the instant between its parking and its suspending: the
-    /// resume's inlined code reads the waiting task's memory, and the
-    /// runtime's ordering of that moment is invisible to the sanitizer. The
-    /// checked resume runs inside the Swift runtime, where it is not.
+    /// A reader that finds nothing parks an unchecked continuation that
+    /// carries no value, and reads again once it is woken: the chunk, the
+    /// end or the failure waits in the machine, behind the lock. So a wake
+    /// costs no allocation (a checked continuation costs one, on every wait
+    /// of a reader that keeps up, most of a streamed body's chunks), and
+    /// nothing crosses threads outside the lock: a continuation that carried
+    /// the chunk had its value written by the transport's thread and read by
+    /// the reader's with only the runtime's ordering between them, which the
+    /// thread sanitizer cannot see, and it reported a race whenever the wake
+    /// came in the instant between the reader's parking and its suspending.
     nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
-        if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
-            return try ready.get()
-        }
-        do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+        while true {
+            if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
+                return try ready.get()
+            }
+            var ready: Result<Data?, NetworkError>?
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 let action = state.withLock { state in
                     let action = state.machine.next(waiting: continuation)
                     // The idle clock runs from now until a chunk arrives.
                     if case .wait = action, state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
                     return action
                 }
-                guard let ready = Self.result(of: action) else { return }
-                continuation.resume(with: ready.mapError { $0 as any Error })
+                ready = Self.result(of: action)
+                if ready != nil { continuation.resume() }
             }
-        } catch let error as NetworkError {
-            throw error
-        } catch {
-            throw NetworkError(transportError: error)
+            if let ready { return try ready.get() }
         }
     }
 

@@ -10,6 +10,17 @@ import Foundation
 ///     │                   ▲
 ///     └──stop / overflow──┘ (unread chunks dropped)
 /// ```
+///
+/// A waiting reader is woken, not handed the chunk: every chunk is queued,
+/// and the reader takes it from the queue once it runs. So waking carries no
+/// value from the writer's thread to the reader's (see
+/// ``ResponseBodyStream/next()``).
+///
+/// A writer that hands over several chunks in one go (the parts of one read
+/// of a socket) may leave a waiting reader asleep until the last of them is
+/// in (`defersWake`), then wake it once (``wake()``): each wake is a thread
+/// hand-off, and a reader woken for every part costs the process a
+/// scheduling of its task, and its allocations, for each.
 struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     /// A chunk and the writer's callback for when it is taken.
     struct Chunk {
@@ -52,8 +63,9 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     }
 
     enum State {
-        /// The writer may still yield; a reader may be waiting (then nothing
-        /// is unread).
+        /// The writer may still yield; a reader may be waiting. Chunks are
+        /// unread while a reader waits only between a yield that defers its
+        /// wake and the ``ResponseBodyStateMachine/wake()`` that follows it.
         case streaming(Unread, reader: Reader?)
         /// The writer is done: the unread chunks are read, then the end (or
         /// the failure).
@@ -82,7 +94,8 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     // MARK: - The writer
 
     enum YieldAction {
-        /// Hand the chunk to the waiting reader, then let the writer go on.
+        /// Wake the reader that waited, which takes the chunk from the queue
+        /// when it runs; the writer goes on.
         case deliver(to: Reader)
         /// Let the writer go on now: the chunk is queued within the read-ahead.
         case goOn
@@ -92,44 +105,63 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
         /// The writer waits: its callback runs when the reader takes the chunk.
         case hold
         /// The reader fell too far behind: the body failed with `failure`;
-        /// stop the transfer, and let these writers, and this one, go on.
-        case overflow(dropped: [Chunk], failure: ResponseTooLarge)
+        /// stop the transfer, let these writers, and this one, go on, and
+        /// fail the reader that waited, if one did (see `defersWake`).
+        case overflow(dropped: [Chunk], failure: ResponseTooLarge, reader: Reader?)
     }
 
-    mutating func yield(_ chunk: Chunk) -> YieldAction {
-        yield(chunk.data) { chunk.whenConsumed }
+    mutating func yield(_ chunk: Chunk, defersWake: Bool = false) -> YieldAction {
+        yield(chunk.data, defersWake: defersWake) { chunk.whenConsumed }
     }
 
     /// Yields `data`, with the callback `whenHeld` makes kept only for a
     /// chunk that holds the writer (`.hold`): a writer that goes on at once,
     /// most chunks of a fast reader, makes none.
-    mutating func yield(_ data: Data, whenHeld: () -> (@Sendable () -> Void)?) -> YieldAction {
+    ///
+    /// With `defersWake`, a waiting reader is not handed the chunk: it is
+    /// queued like any other (`.goOn` or `.hold`), and the reader waits on
+    /// until ``wake()``. Without it, a reader that waits while chunks are
+    /// queued (a writer that deferred before) is left for ``wake()`` too.
+    mutating func yield(_ data: Data, defersWake: Bool = false, whenHeld: () -> (@Sendable () -> Void)?) -> YieldAction {
         guard case .streaming(var unread, let reader) = state else { return .refused }
-        if let reader {
-            state = .streaming(unread, reader: nil)
-            return .deliver(to: reader)
-        }
         // The state lets go of the queue while it grows, so appending never
         // copies it.
         state = .streaming(Unread(), reader: nil)
+        if let reader, !defersWake, unread.isEmpty {
+            // The reader takes it as soon as it runs: never held.
+            unread.append(Chunk(data: data, whenConsumed: nil))
+            state = .streaming(unread, reader: nil)
+            return .deliver(to: reader)
+        }
         if let limit = maximumUnreadBytes, unread.charged + data.count + Self.chunkOverhead > limit {
             let dropped = unread.removeAll()
             let failure = ResponseTooLarge(limit: .readAhead, bytes: Int64(limit))
             state = .ended(Unread(), failure: .responseTooLarge(failure))
-            return .overflow(dropped: dropped, failure: failure)
+            return .overflow(dropped: dropped, failure: failure, reader: reader)
         }
         // Each chunk is charged its overhead here too: a server that sends
         // one-byte chunks to a reader that lags would otherwise queue a
         // quarter of a million records within a read-ahead meant for bytes.
         let withinLimit = unread.charged + data.count + Self.chunkOverhead <= readAheadLimit
         unread.append(Chunk(data: data, whenConsumed: withinLimit ? nil : whenHeld()))
-        state = .streaming(unread, reader: nil)
+        state = .streaming(unread, reader: reader)
         return withinLimit ? .goOn : .hold
     }
 
+    /// The reader to wake, which waits while chunks are queued for it (a
+    /// writer deferred its wake): `nil` when no reader waits or nothing is
+    /// queued (a reader that took the chunks itself, or a body that ended,
+    /// which woke it).
+    mutating func wake() -> Reader? {
+        guard case .streaming(let unread, let reader?) = state, !unread.isEmpty else { return nil }
+        state = .streaming(unread, reader: nil)
+        return reader
+    }
+
     /// The writer is done (`failure` `nil`) or failed. Returns the waiting
-    /// reader to resume with the end or the failure; `nil` when none waits or
-    /// the body had already ended (the first end wins).
+    /// reader to wake, which then reads what is queued (a wake the writer
+    /// deferred) and the end or the failure; `nil` when none waits or the
+    /// body had already ended (the first end wins).
     mutating func finish(failure: NetworkError?) -> Reader? {
         guard case .streaming(let unread, let reader) = state else { return nil }
         state = .ended(unread, failure: failure)

@@ -141,10 +141,19 @@ public struct ResponseExchange: Sendable {
     /// }
     /// return consumed?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     /// ```
+    ///
+    /// A client that hands over several parts in one go (the parts of one
+    /// read of its socket) passes `wakesReader: false` for each and calls
+    /// ``wakeReader()`` once after the last: the streamed body's reader is
+    /// then woken once for them all, not once a part (each wake schedules
+    /// its task on another thread).
     /// - Parameters:
     ///   - part: The bytes that arrived, as the client hands them over
     ///     (decoded, if it decodes).
-    ///   - makeWaiter: As for ``ResponseBodyWriter/yield(_:waitingWith:)``:
+    ///   - wakesReader: Whether a reader that waits for the body is handed
+    ///     the part now; with `false`, it waits for ``wakeReader()`` or the
+    ///     exchange's end, which the client must then bring about.
+    ///   - makeWaiter: As for ``ResponseBodyWriter/yield(_:wakesReader:waitingWith:)``:
     ///     called at most once, before this returns, under a lock.
     /// - Returns: `true` when the client may read on at once (a part of a
     ///   body kept whole, one the streamed body's reader can take now, or
@@ -152,12 +161,19 @@ public struct ResponseExchange: Sendable {
     ///   whose transfer is stopped through its ``TransferControl``); `false`
     ///   when it waits for the callback. Unlike ``receivedBody(_:whenConsumed:)``,
     ///   it does not say whether the part was refused.
-    public func receivedBody(_ part: Data, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
+    public func receivedBody(_ part: Data, wakesReader: Bool = true, waitingWith makeWaiter: () -> @Sendable () -> Void) -> Bool {
         guard let streamed else {
             collect(part)
             return true
         }
-        return streamed.offer(part, waitingWith: { makeWaiter() }) != .held
+        return streamed.offer(part, defersWake: !wakesReader, waitingWith: { makeWaiter() }) != .held
+    }
+
+    /// Hands the streamed body's reader the oldest part given with
+    /// `wakesReader: false`, if it waits for one; does nothing otherwise
+    /// (no reader waits, nothing is queued, or the body is kept whole).
+    public func wakeReader() {
+        streamed?.wake()
     }
 
     /// Counts a part of a body kept in memory against the transfer's limit,

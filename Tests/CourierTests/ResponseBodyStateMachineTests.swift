@@ -16,13 +16,19 @@ import Testing
         return nil
     }
 
-    @Test func aReaderThatFindsNothingWaitsAndTheNextChunkGoesStraightToIt() {
+    /// The reader is woken, not handed the chunk: it takes the chunk from
+    /// the queue once it runs, and a chunk larger than the read-ahead does
+    /// not hold the writer, since the reader takes it at once.
+    @Test func aReaderThatFindsNothingWaitsAndTheNextChunkWakesIt() {
         var machine = Machine(readAheadLimit: 100, maximumUnreadBytes: nil)
         guard case .wait = machine.next(waiting: 7) else { Issue.record("expected wait"); return }
         #expect(machine.readerIsWaiting)
-        guard case .deliver(let reader) = machine.yield(Self.chunk(10)) else { Issue.record("expected deliver"); return }
+        guard case .deliver(let reader) = machine.yield(Self.chunk(200)) else { Issue.record("expected deliver"); return }
         #expect(reader == 7)
         #expect(!machine.readerIsWaiting)
+        guard case .chunk(let chunk) = machine.next(waiting: nil) else { Issue.record("expected the chunk queued for the reader"); return }
+        #expect(chunk.data.count == 200)
+        #expect(chunk.whenConsumed == nil, "its writer went on")
     }
 
     /// The read-ahead charges each chunk its bytes and its overhead.
@@ -61,6 +67,7 @@ import Testing
         }
         _ = machine.next(waiting: 7)
         guard case .deliver = machine.yield(Data(count: 4), whenHeld: waiter) else { Issue.record("expected deliver"); return }
+        _ = machine.next(waiting: nil)  // the woken reader takes it
         guard case .goOn = machine.yield(Data(count: 10), whenHeld: waiter) else { Issue.record("expected goOn"); return }
         #expect(made == 0, "the writer went on at once")
         guard case .hold = machine.yield(Data(count: 1), whenHeld: waiter) else { Issue.record("expected hold"); return }
@@ -90,6 +97,7 @@ import Testing
         _ = machine.next(waiting: 3)
         #expect(machine.finish(failure: nil) == 3)
         #expect(!machine.readerIsWaiting)
+        guard case .end = machine.next(waiting: nil) else { Issue.record("expected the end"); return }
     }
 
     @Test func stoppingDropsTheUnreadChunksAndEndsCancelled() {
@@ -165,7 +173,7 @@ import Testing
         var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: bound)
         _ = machine.yield(Self.chunk(6))
         _ = machine.yield(Self.chunk(4))  // ten bytes in two chunks unread: at the bound
-        guard case .overflow(let dropped, let failure) = machine.yield(Self.chunk(1)) else { Issue.record("expected overflow"); return }
+        guard case .overflow(let dropped, let failure, nil) = machine.yield(Self.chunk(1)) else { Issue.record("expected overflow"); return }
         #expect(dropped.map(\.data.count) == [6, 4])
         #expect(failure == ResponseTooLarge(limit: .readAhead, bytes: Int64(bound)))
         guard case .fail(.responseTooLarge(let limit)) = machine.next(waiting: nil) else { Issue.record("expected the limit"); return }
@@ -183,5 +191,107 @@ import Testing
             queued += 1
         }
         #expect(queued == (64 << 10) / (1 + Machine.chunkOverhead))
+    }
+
+    // MARK: - A wake deferred to the end of a client's read
+
+    /// A client that hands over the parts of one read together wakes its
+    /// reader once: the parts queue while it waits, and ``wake()`` hands it
+    /// the oldest; the reader takes the rest without waiting.
+    @Test func deferredChunksQueueForAWaitingReaderUntilTheWake() {
+        var machine = Machine(readAheadLimit: 1000, maximumUnreadBytes: nil)
+        guard case .wait = machine.next(waiting: 7) else { Issue.record("expected wait"); return }
+        guard case .goOn = machine.yield(Self.chunk(10), defersWake: true) else { Issue.record("expected goOn"); return }
+        guard case .goOn = machine.yield(Self.chunk(20), defersWake: true) else { Issue.record("expected goOn"); return }
+        #expect(machine.readerIsWaiting, "the reader sleeps on until the wake")
+        #expect(machine.wake() == 7)
+        #expect(!machine.readerIsWaiting)
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 10, "the oldest chunk first")
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 20)
+        #expect(machine.wake() == nil, "a second wake finds no reader")
+    }
+
+    @Test func aWakeWithNothingQueuedOrNoReaderDoesNothing() {
+        var machine = Machine(readAheadLimit: 1000, maximumUnreadBytes: nil)
+        #expect(machine.wake() == nil, "no reader, nothing queued")
+        _ = machine.yield(Self.chunk(5), defersWake: true)
+        #expect(machine.wake() == nil, "a chunk but no reader: it waits to be read")
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 5)
+        _ = machine.next(waiting: 4)
+        #expect(machine.wake() == nil, "a reader but nothing queued: it waits on")
+        #expect(machine.readerIsWaiting)
+    }
+
+    /// The read-ahead still holds the writer while a deferred wake is due.
+    @Test func deferredChunksStillHoldTheWriterPastTheReadAhead() {
+        var machine = Machine(readAheadLimit: 10 + Machine.chunkOverhead, maximumUnreadBytes: nil)
+        _ = machine.next(waiting: 1)
+        guard case .goOn = machine.yield(Self.chunk(10), defersWake: true) else { Issue.record("expected goOn"); return }
+        guard case .hold = machine.yield(Data(count: 1), defersWake: true, whenHeld: { {} }) else {
+            Issue.record("expected hold")
+            return
+        }
+        #expect(machine.wake() == 1)
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 10)
+        guard case .chunk(let held) = machine.next(waiting: nil) else { Issue.record("expected the held chunk"); return }
+        #expect(held.whenConsumed != nil)
+    }
+
+    /// A writer that wakes at once, after one that deferred, leaves the
+    /// reader for ``wake()`` too (the stream wakes it in the same step), so
+    /// chunks keep their order.
+    @Test func aChunkThatWakesAtOnceAfterDeferredOnesKeepsTheOrder() {
+        var machine = Machine(readAheadLimit: 1000, maximumUnreadBytes: nil)
+        _ = machine.next(waiting: 2)
+        _ = machine.yield(Self.chunk(1), defersWake: true)
+        guard case .goOn = machine.yield(Self.chunk(2)) else { Issue.record("expected the chunk queued behind the first"); return }
+        #expect(machine.wake() == 2)
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 1)
+        #expect(Self.data(of: machine.next(waiting: nil))?.count == 2)
+    }
+
+    /// The end wakes a reader whose wake was deferred: it reads the queued
+    /// chunks, then the end, and nothing is lost.
+    @Test func theEndHandsAReaderWithADeferredWakeTheQueuedChunksFirst() {
+        for failure in [nil, NetworkError.cancelled] {
+            var machine = Machine(readAheadLimit: 1000, maximumUnreadBytes: nil)
+            _ = machine.next(waiting: 5)
+            _ = machine.yield(Self.chunk(3), defersWake: true)
+            _ = machine.yield(Self.chunk(4), defersWake: true)
+            #expect(machine.finish(failure: failure) == 5)
+            #expect(machine.wake() == nil, "the body has ended: nothing more to wake")
+            #expect(Self.data(of: machine.next(waiting: nil))?.count == 3)
+            #expect(Self.data(of: machine.next(waiting: nil))?.count == 4)
+            switch (machine.next(waiting: nil), failure) {
+            case (.end, nil), (.fail(.cancelled), .some): break
+            case (let action, _): Issue.record("expected the end, got \(action)")
+            }
+        }
+    }
+
+    /// Stopping drops the deferred chunks and hands back the reader, which
+    /// is resumed with the cancellation.
+    @Test func stoppingWithADeferredWakeDropsTheChunksAndHandsBackTheReader() {
+        var machine = Machine(readAheadLimit: 1000, maximumUnreadBytes: nil)
+        _ = machine.next(waiting: 6)
+        _ = machine.yield(Self.chunk(3), defersWake: true)
+        let (dropped, reader) = machine.stop()
+        #expect(dropped.map(\.data.count) == [3])
+        #expect(reader == 6)
+        #expect(machine.wake() == nil)
+    }
+
+    /// A writer that cannot wait and overflows while a deferred wake is due
+    /// hands back the waiting reader, so it is failed, not left asleep.
+    @Test func anOverflowWithADeferredWakeHandsBackTheReader() {
+        var machine = Machine(readAheadLimit: 4, maximumUnreadBytes: 10 + Machine.chunkOverhead)
+        _ = machine.next(waiting: 8)
+        _ = machine.yield(Self.chunk(10), defersWake: true)
+        guard case .overflow(let dropped, _, let reader) = machine.yield(Self.chunk(1), defersWake: true) else {
+            Issue.record("expected overflow")
+            return
+        }
+        #expect(dropped.map(\.data.count) == [10])
+        #expect(reader == 8)
     }
 }

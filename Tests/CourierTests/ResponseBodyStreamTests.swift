@@ -115,6 +115,51 @@ import Testing
         #expect(try await stream.next() == nil)
     }
 
+    /// A client that hands over the parts of one read together
+    /// (`wakesReader: false`) leaves a waiting reader asleep until it wakes
+    /// it once; the reader then takes every part in order, the rest without
+    /// waiting.
+    @Test func aReaderWokenOnceAfterDeferredChunksReadsThemAllInOrder() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        async let first = stream.next()
+        while !stream.readerIsWaiting { await Task.yield() }
+        for index in 1...3 {
+            #expect(writer.yield(Self.chunk(index, size: 8), wakesReader: false) { {} }, "within the read-ahead")
+        }
+        #expect(stream.readerIsWaiting, "no part wakes the reader")
+        writer.wakeReader()
+        #expect(try await first == Self.chunk(1, size: 8))
+        #expect(try await stream.next() == Self.chunk(2, size: 8))
+        #expect(try await stream.next() == Self.chunk(3, size: 8))
+        writer.finish()
+        #expect(try await stream.next() == nil)
+    }
+
+    /// A body that ends before the deferred wake hands the waiting reader
+    /// its queued chunks first: nothing is lost, and the reader is not left
+    /// waiting for a wake that never comes.
+    @Test func theEndWakesAReaderWhoseWakeWasDeferred() async throws {
+        for fails in [false, true] {
+            let (body, writer) = ResponseBody.makeStream()
+            let stream = try Self.stream(of: body)
+            async let first = stream.next()
+            while !stream.readerIsWaiting { await Task.yield() }
+            _ = writer.yield(Self.chunk(1, size: 8), wakesReader: false) { {} }
+            _ = writer.yield(Self.chunk(2, size: 8), wakesReader: false) { {} }
+            if fails { writer.fail(URLError(.networkConnectionLost)) } else { writer.finish() }
+            #expect(try await first == Self.chunk(1, size: 8))
+            #expect(try await stream.next() == Self.chunk(2, size: 8))
+            do {
+                let end = try await stream.next()
+                #expect(!fails && end == nil, "a body that failed ends with its failure")
+            } catch {
+                guard case .connectionLost = error else { Issue.record("expected the lost connection, got \(error)"); continue }
+                #expect(fails)
+            }
+        }
+    }
+
     /// Once the transfer stage reads a streamed body, the body keeps the
     /// transfer's idle clock: it runs only while the reader waits for a
     /// chunk, from when it began to wait, and stops when a chunk arrives;
@@ -181,6 +226,43 @@ import Testing
         await client.value
         #expect(received == expected)
         #expect(mostUnread.current <= ResponseBody.readAheadLimit + 2 * largest)
+    }
+
+    /// A client on a thread of its own (as an event loop is) hands over
+    /// thousands of small chunks to a reader that waits for each run of
+    /// them, some runs woken at once and some woken together after their
+    /// last chunk: every wake finds its reader, and every byte arrives once,
+    /// in order. (Under the thread sanitizer this is also the check that
+    /// waking a reader hands nothing across threads outside the stream's
+    /// lock.)
+    @Test func aClientThreadAndAWaitingReaderHandOverEveryChunkInOrder() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let count = 3_000
+        let client = Thread {
+            var index = 0
+            while index < count {
+                // The reader reads all that is queued, then waits: each run
+                // finds it waiting, so each run is a wake.
+                while !stream.readerIsWaiting { sched_yield() }
+                // Runs of one to three chunks; a run of more than one wakes
+                // its reader once, after its last chunk.
+                let run = min(1 + index % 3, count - index)
+                for offset in 0..<run {
+                    _ = writer.yield(Self.chunk(index + offset, size: 16), wakesReader: run == 1) { {} }
+                }
+                if run > 1 { writer.wakeReader() }
+                index += run
+            }
+            writer.finish()
+        }
+        client.start()
+        var read = 0
+        while let chunk = try await stream.next() {
+            #expect(chunk == Self.chunk(read, size: 16), "chunk \(read) arrives in its place")
+            read += 1
+        }
+        #expect(read == count)
     }
 
     @Test func aReaderThatStopsLetsTheWaitingClientGoOnAndDropsWhatFollows() async throws {
