@@ -114,7 +114,7 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
 
     /// A received part's bytes as `Data`: with `shares`, a large part that
     /// fills at least three quarters of its buffer is shared, not copied (the
-    /// `Data` holds the buffer, and the client copies a buffer it shares
+    /// `Data` holds the buffer's storage, and the client copies a buffer it shares
     /// before it writes to it again, so the part's bytes never change), which
     /// keeps a copy of up to 64 KiB per part off the event loop; a small
     /// part, or one that would keep a much larger buffer alive while it
@@ -125,13 +125,19 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// changes the client's buffer, in bytes nothing else reads again: the
     /// client has moved past them, as with SwiftNIO's own `Data` views
     /// (`ByteTransferStrategy.noCopy`).
+    ///
+    /// The deallocator holds the buffer's storage object, not the buffer:
+    /// a closure whose only capture is one object needs no allocation of its
+    /// own, so a shared part costs one allocation (the `Data`'s), where
+    /// holding the buffer (an object and its indices) cost two.
     static func part(_ buffer: ByteBuffer, shares: @autoclosure () -> Bool = true) -> Data {
         let count = buffer.readableBytes
         guard count >= sharedPartMinimum, count * 4 >= buffer.storageCapacity * 3, shares() else { return data(buffer) }
-        return buffer.withUnsafeReadableBytes { bytes in
+        return buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
             guard let base = bytes.baseAddress else { return Data() }
+            let owner = storage.takeUnretainedValue()
             return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: count,
-                        deallocator: .custom { _, _ in withExtendedLifetime(buffer) {} })
+                        deallocator: .custom { _, _ in withExtendedLifetime(owner) {} })
         }
     }
 
