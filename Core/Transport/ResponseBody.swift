@@ -159,7 +159,7 @@ public struct ResponseBodyWriter: Sendable {
 /// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
 /// outside it.
 final class ResponseBodyStream: Sendable {
-    private typealias Machine = ResponseBodyStateMachine<UnsafeContinuation<Void, Never>>
+    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Void, Never>>
 
     private struct State: Sendable {
         var machine: Machine
@@ -224,7 +224,7 @@ final class ResponseBodyStream: Sendable {
     /// chunk. With `defersWake`, a waiting reader is woken only by the next
     /// ``wake()`` (or the body's end).
     func offer(_ data: Data, defersWake: Bool = false, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Offer {
-        let (action, transfer, woken) = state.withLock { state -> (Machine.YieldAction, TransferControl?, UnsafeContinuation<Void, Never>?) in
+        let (action, transfer, woken) = state.withLock { state -> (Machine.YieldAction, TransferControl?, CheckedContinuation<Void, Never>?) in
             guard state.isOpen else { return (.refused, nil, nil) }
             // A chunk that arrives stops the idle clock here, on the client's
             // thread, not when the reader gets to run.
@@ -321,23 +321,28 @@ final class ResponseBodyStream: Sendable {
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
     ///
-    /// A reader that finds nothing parks an unchecked continuation that
-    /// carries no value, and reads again once it is woken: the chunk, the
-    /// end or the failure waits in the machine, behind the lock. So a wake
-    /// costs no allocation (a checked continuation costs one, on every wait
-    /// of a reader that keeps up, most of a streamed body's chunks), and
-    /// nothing crosses threads outside the lock: a continuation that carried
-    /// the chunk had its value written by the transport's thread and read by
-    /// the reader's with only the runtime's ordering between them, which the
-    /// thread sanitizer cannot see, and it reported a race whenever the wake
-    /// came in the instant between the reader's parking and its suspending.
+    /// A reader that finds nothing parks a continuation that carries no
+    /// value, and reads again once it is woken: the chunk, the end or the
+    /// failure waits in the machine, behind the lock, so nothing crosses
+    /// threads outside it.
+    ///
+    /// The continuation is a checked one, though the machine hands a waiting
+    /// reader out exactly once (its transitions are tested) and a checked one
+    /// costs every wait an allocation. With an unchecked one, the thread
+    /// sanitizer reports a race whenever a transport's thread wakes the
+    /// reader in the instant between its parking and its suspending: the
+    /// resume's inlined code reads the waiting task's memory, which the task
+    /// reuses once it runs, and the runtime's ordering of the two is
+    /// invisible to the sanitizer. That held for a continuation carrying the
+    /// chunk and, measured again, for one carrying nothing. The checked
+    /// resume runs inside the Swift runtime, where it is not instrumented.
     nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
         while true {
             if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
                 return try ready.get()
             }
             var ready: Result<Data?, NetworkError>?
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let action = state.withLock { state in
                     let action = state.machine.next(waiting: continuation)
                     // The idle clock runs from now until a chunk arrives.
