@@ -159,7 +159,8 @@ public struct ResponseBodyWriter: Sendable {
 /// stage: ``ResponseBodyStateMachine`` behind a lock, its actions run
 /// outside it.
 final class ResponseBodyStream: Sendable {
-    private typealias Machine = ResponseBodyStateMachine<CheckedContinuation<Void, Never>>
+    /// A waiting reader is parked as the sending end of its wake-ups.
+    private typealias Machine = ResponseBodyStateMachine<AsyncStream<Void>.Continuation>
 
     private struct State: Sendable {
         var machine: Machine
@@ -183,6 +184,24 @@ final class ResponseBodyStream: Sendable {
     }
 
     private let state: Locked<State>
+    /// The reader's wake-ups: the writer yields one for each time the reader
+    /// waits (the machine hands a waiting reader out once), and the stream
+    /// keeps it if it comes before the reader awaits it.
+    private let wakes: Wakes
+
+    /// The receiving end of a reader's wake-ups, awaited by the one reader
+    /// only: the machine refuses a second reader before it would wait.
+    private final class Wakes: @unchecked Sendable {
+        let waker: AsyncStream<Void>.Continuation
+        // Touched only by the one reader, while it waits.
+        var waiting: AsyncStream<Void>.AsyncIterator
+
+        init() {
+            let (stream, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            self.waker = waker
+            waiting = stream.makeAsyncIterator()
+        }
+    }
 
     /// A stream that takes chunks at once, or, `opensAtHead`, only once
     /// ``open()`` is called: a ``ResponseExchange``'s body, whose client
@@ -192,6 +211,7 @@ final class ResponseBodyStream: Sendable {
     init(maximumUnreadBytes: Int? = nil, opensAtHead: Bool = false, transfer: TransferControl? = nil) {
         state = Locked(State(machine: Machine(readAheadLimit: ResponseBody.readAheadLimit, maximumUnreadBytes: maximumUnreadBytes),
                              transfer: transfer, isOpen: !opensAtHead))
+        wakes = Wakes()
     }
 
     /// The head arrived: chunks are taken from now on.
@@ -224,7 +244,7 @@ final class ResponseBodyStream: Sendable {
     /// chunk. With `defersWake`, a waiting reader is woken only by the next
     /// ``wake()`` (or the body's end).
     func offer(_ data: Data, defersWake: Bool = false, waitingWith makeWaiter: () -> (@Sendable () -> Void)?) -> Offer {
-        let (action, transfer, woken) = state.withLock { state -> (Machine.YieldAction, TransferControl?, CheckedContinuation<Void, Never>?) in
+        let (action, transfer, woken) = state.withLock { state -> (Machine.YieldAction, TransferControl?, AsyncStream<Void>.Continuation?) in
             guard state.isOpen else { return (.refused, nil, nil) }
             // A chunk that arrives stops the idle clock here, on the client's
             // thread, not when the reader gets to run.
@@ -234,10 +254,10 @@ final class ResponseBodyStream: Sendable {
             // deferred chunk left waiting.
             return (action, state.transfer, defersWake ? nil : state.machine.wake())
         }
-        woken?.resume()
+        woken?.yield()
         switch action {
         case .deliver(let reader):
-            reader.resume()
+            reader.yield()
             return .taken
         case .goOn:
             return .taken
@@ -250,7 +270,7 @@ final class ResponseBodyStream: Sendable {
             // client that cannot wait would otherwise go on receiving, and
             // dropping, a body that never ends.
             transfer?.abort(.tooLarge(failure))
-            reader?.resume()
+            reader?.yield()
             for chunk in dropped { chunk.whenConsumed?() }
             return .refused
         }
@@ -260,7 +280,7 @@ final class ResponseBodyStream: Sendable {
     /// the writer's call after the chunks it offered with `defersWake`. Does
     /// nothing when no reader waits or nothing is queued.
     func wake() {
-        state.withLock { $0.machine.wake() }?.resume()
+        state.withLock { $0.machine.wake() }?.yield()
     }
 
     /// Ends the stream with `failure` (or cleanly). What the transport
@@ -271,7 +291,7 @@ final class ResponseBodyStream: Sendable {
             state.transfer = nil
             return state.machine.finish(failure: failure)
         }
-        reader?.resume()
+        reader?.yield()
     }
 
     /// The reader gives up (a limit, a time-out, a cancelled call): the stream
@@ -282,7 +302,7 @@ final class ResponseBodyStream: Sendable {
             state.transfer = nil
             return state.machine.stop()
         }
-        reader?.resume()
+        reader?.yield()
         for chunk in dropped { chunk.whenConsumed?() }
     }
 
@@ -321,38 +341,37 @@ final class ResponseBodyStream: Sendable {
     /// The next chunk, or `nil` at the end. A chunk already waiting is taken
     /// without suspending.
     ///
-    /// A reader that finds nothing parks a continuation that carries no
-    /// value, and reads again once it is woken: the chunk, the end or the
-    /// failure waits in the machine, behind the lock, so nothing crosses
-    /// threads outside it.
+    /// A reader that finds nothing parks the sending end of its wake-ups in
+    /// the machine and awaits the next one, then reads again: the chunk, the
+    /// end or the failure waits in the machine, behind the lock, so nothing
+    /// crosses threads outside it.
     ///
-    /// The continuation is a checked one, though the machine hands a waiting
-    /// reader out exactly once (its transitions are tested) and a checked one
-    /// costs every wait an allocation. With an unchecked one, the thread
-    /// sanitizer reports a race whenever a transport's thread wakes the
-    /// reader in the instant between its parking and its suspending: the
+    /// The wake-ups are an `AsyncStream`, made once per body, because both
+    /// kinds of continuation cost something here. A checked one costs every
+    /// wait an allocation, and a reader that keeps up waits for most chunks.
+    /// With an unchecked one, the thread sanitizer reported a race whenever
+    /// a transport's thread woke the reader in the instant between its
+    /// parking and its suspending, with or without a value in it: the
     /// resume's inlined code reads the waiting task's memory, which the task
-    /// reuses once it runs, and the runtime's ordering of the two is
-    /// invisible to the sanitizer. That held for a continuation carrying the
-    /// chunk and, measured again, for one carrying nothing. The checked
-    /// resume runs inside the Swift runtime, where it is not instrumented.
+    /// reuses once it runs, ordered only by the runtime, where the sanitizer
+    /// cannot see. The stream waits and wakes inside the runtime, without an
+    /// allocation a wait.
+    ///
+    /// A reader whose task is cancelled while it waits stops the body: the
+    /// stream ends its wait at once then, and every later one too.
     nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
         while true {
             if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
                 return try ready.get()
             }
-            var ready: Result<Data?, NetworkError>?
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let action = state.withLock { state in
-                    let action = state.machine.next(waiting: continuation)
-                    // The idle clock runs from now until a chunk arrives.
-                    if case .wait = action, state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
-                    return action
-                }
-                ready = Self.result(of: action)
-                if ready != nil { continuation.resume() }
+            let action = state.withLock { state in
+                let action = state.machine.next(waiting: wakes.waker)
+                // The idle clock runs from now until a chunk arrives.
+                if case .wait = action, state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
+                return action
             }
-            if let ready { return try ready.get() }
+            if let ready = Self.result(of: action) { return try ready.get() }
+            if await wakes.waiting.next() == nil { stop() }
         }
     }
 

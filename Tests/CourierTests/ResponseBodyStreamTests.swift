@@ -265,6 +265,27 @@ import Testing
         #expect(read == count)
     }
 
+    /// A reader whose task is cancelled while it waits stops waiting at
+    /// once: the body stops (cancelled), and a chunk that comes after is
+    /// refused, its client let go.
+    @Test func aReaderWhoseTaskIsCancelledWhileItWaitsStopsTheBody() async throws {
+        let (body, writer) = ResponseBody.makeStream()
+        let stream = try Self.stream(of: body)
+        let reader = Task { try await stream.next() }
+        while !stream.readerIsWaiting { await Task.yield() }
+        reader.cancel()
+        do {
+            let chunk = try await reader.value
+            Issue.record("expected the cancellation, read \(chunk?.count ?? 0) bytes")
+        } catch {
+            guard case .cancelled? = error as? NetworkError else { Issue.record("expected cancelled, got \(error)"); return }
+        }
+        #expect(stream.hasEnded)
+        let consumed = Consumed()
+        writer.yield(Self.chunk(1), whenConsumed: consumed.callback(for: 1))
+        #expect(consumed.count(1) == 1, "a chunk after the stop is refused and its client goes on")
+    }
+
     @Test func aReaderThatStopsLetsTheWaitingClientGoOnAndDropsWhatFollows() async throws {
         let (body, writer) = ResponseBody.makeStream()
         let stream = try Self.stream(of: body)
