@@ -181,6 +181,12 @@ final class ResponseBodyStream: Sendable {
         /// Whether chunks are taken: a body that a ``ResponseExchange`` makes
         /// takes none until its head has arrived (see ``open()``).
         var isOpen: Bool
+        /// Whether a reader holds the wake-ups: from when it parks until its
+        /// wait has returned, a little past the machine's hold on it (a
+        /// woken reader is out of the machine before it runs). A second
+        /// reader is refused over this span too, so two never await the
+        /// wake-ups at once.
+        var wakesHeld = false
     }
 
     private let state: Locked<State>
@@ -189,11 +195,11 @@ final class ResponseBodyStream: Sendable {
     /// keeps it if it comes before the reader awaits it.
     private let wakes: Wakes
 
-    /// The receiving end of a reader's wake-ups, awaited by the one reader
-    /// only: the machine refuses a second reader before it would wait.
+    /// The receiving end of a reader's wake-ups, awaited by one reader at a
+    /// time (see `State.wakesHeld`).
     private final class Wakes: @unchecked Sendable {
         let waker: AsyncStream<Void>.Continuation
-        // Touched only by the one reader, while it waits.
+        // Touched only by the reader that holds the wake-ups.
         var waiting: AsyncStream<Void>.AsyncIterator
 
         init() {
@@ -364,14 +370,19 @@ final class ResponseBodyStream: Sendable {
             if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
                 return try ready.get()
             }
-            let action = state.withLock { state in
+            let action = state.withLock { state -> Machine.ReadAction in
+                guard !state.wakesHeld else { return .fail(.transport(ConcurrentBodyRead())) }
                 let action = state.machine.next(waiting: wakes.waker)
+                guard case .wait = action else { return action }
+                state.wakesHeld = true
                 // The idle clock runs from now until a chunk arrives.
-                if case .wait = action, state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
+                if state.transfer != nil { state.lastMoved = DispatchTime.now().uptimeNanoseconds }
                 return action
             }
             if let ready = Self.result(of: action) { return try ready.get() }
-            if await wakes.waiting.next() == nil { stop() }
+            let woken = await wakes.waiting.next() != nil
+            state.withLock { $0.wakesHeld = false }
+            if !woken { stop() }
         }
     }
 
