@@ -211,12 +211,18 @@ final class ResponseBodyStream: Sendable {
     /// A reader whose task is cancelled while it waits stops the body: the
     /// stream ends its wait at once then, and every later one too.
     nonisolated(nonsending) func next() async throws(NetworkError) -> Data? {
+        // Whether this reader holds the wake-ups: from its parking until the
+        // read after its wait, which lets go of them under the same lock.
+        var holdsWakes = false
         while true {
-            if let ready = Self.result(of: state.withLock({ $0.machine.next(waiting: nil) })) {
-                return try ready.get()
-            }
+            // One lock a read: a chunk that is there is taken, and a reader
+            // that finds nothing parks in the same step.
             let action = state.withLock { state -> Machine.ReadAction in
-                guard !state.wakesHeld else { return .fail(.transport(ConcurrentBodyRead())) }
+                if holdsWakes {
+                    state.wakesHeld = false
+                } else if state.wakesHeld {
+                    return .fail(.transport(ConcurrentBodyRead()))
+                }
                 let action = state.machine.next(waiting: wakes.waker)
                 guard case .wait = action else { return action }
                 state.wakesHeld = true
@@ -225,9 +231,8 @@ final class ResponseBodyStream: Sendable {
                 return action
             }
             if let ready = Self.result(of: action) { return try ready.get() }
-            let woken = await wakes.waiting.next() != nil
-            state.withLock { $0.wakesHeld = false }
-            if !woken { stop() }
+            holdsWakes = true
+            if await wakes.waiting.next() == nil { stop() }
         }
     }
 

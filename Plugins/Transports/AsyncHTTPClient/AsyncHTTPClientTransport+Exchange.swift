@@ -259,8 +259,8 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     /// loop, not for each part: the client hands over every part of one
     /// read of the socket in one turn, and each wake schedules the reader's
     /// task on another thread, which costs the process the scheduling and
-    /// three allocations (its continuation's, and Dispatch's two, made on a
-    /// thread that is not Dispatch's). A task the loop runs after the
+    /// two allocations (Dispatch's, made on a thread that is not
+    /// Dispatch's). A task the loop runs after the
     /// turn's reads wakes it, as SwiftNIO's own async sequences do once per
     /// read.
     private func handOn(_ chunk: Data, on loop: any EventLoop) -> EventLoopFuture<Void>? {
