@@ -65,7 +65,7 @@ if let index = arguments.firstIndex(of: "--write-payload"), arguments.count > in
     exit(0)
 }
 
-// --profile NAME courier|provider|logging-info|logging-debug|observe-noop|transport|bare|bare-url|bare-delegate[-pinned] N [C] [--nginx]:
+// --profile NAME courier|provider|logging-info|logging-debug|observe-noop|transport|bare|bare-url|bare-delegate[-pinned]|bare-session-delegate N [C] [--nginx]:
 // only N requests (C at a time, 1 unless given) of one side of the HTTP pair
 // whose name contains NAME ("transport": its transport called directly,
 // without the provider and the transfer stage), for a profiler such as
@@ -108,6 +108,9 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     let client: BenchClient = switch arguments[index + 2] {
     case "bare": pair.bare()
     // In a pipeline pair it decodes the payload too, as the pair's sides do.
+    // URLSession only: a session-level delegate collecting each body, the
+    // transport's structure bare.
+    case "bare-session-delegate": Clients.bareURLSessionSessionDelegate(baseURL: baseURL)
     case "bare-delegate" where pair.name.contains("URLSession"):
         ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL, decodes: decodes) }()
     case "bare-delegate": ClientSet.onHTTPClient {
