@@ -108,11 +108,11 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
     let client: BenchClient = switch arguments[index + 2] {
     case "bare": pair.bare()
     // In a pipeline pair it decodes the payload too, as the pair's sides do.
+    case "bare-delegate" where pair.name.contains("URLSession"):
+        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL, decodes: decodes) }()
     // URLSession only: a session-level delegate collecting each body, the
     // transport's structure bare.
     case "bare-session-delegate": Clients.bareURLSessionSessionDelegate(baseURL: baseURL)
-    case "bare-delegate" where pair.name.contains("URLSession"):
-        ClientSet.onSession { Clients.bareURLSessionDelegate($0, baseURL: baseURL, decodes: decodes) }()
     case "bare-delegate": ClientSet.onHTTPClient {
         Clients.bareAsyncHTTPClientDelegate($0, baseURL: baseURL, decodes: decodes)
     }()
