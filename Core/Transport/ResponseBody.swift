@@ -122,9 +122,9 @@ public struct ResponseBodyWriter: Sendable {
     /// another thread).
     /// - Parameters:
     ///   - chunk: The next bytes of the body.
-    ///   - wakesReader: Whether a reader that waits is handed the chunk now;
-    ///     with `false`, it waits for ``wakeReader()`` or the body's end,
-    ///     which the client must then bring about.
+    ///   - wakesReader: Whether a reader that waits is woken for the chunk
+    ///     now; with `false`, it sleeps on until ``wakeReader()`` or the
+    ///     body's end, which the client must then bring about.
     ///   - makeWaiter: Makes the callback to run once the reader has taken
     ///     this chunk (or has stopped reading); called at most once, before
     ///     this returns, under the stream's lock, so it must not call back
@@ -135,8 +135,9 @@ public struct ResponseBodyWriter: Sendable {
         stream.offer(chunk, defersWake: !wakesReader, waitingWith: { makeWaiter() }) != .held
     }
 
-    /// Hands a reader that waits the oldest chunk yielded with `wakesReader:
-    /// false`; does nothing when no reader waits or nothing is queued.
+    /// Wakes a reader that waits while chunks yielded with `wakesReader:
+    /// false` are queued; it then reads them in order. Does nothing when no
+    /// reader waits or nothing is queued.
     public func wakeReader() {
         stream.wake()
     }

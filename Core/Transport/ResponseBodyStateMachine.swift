@@ -118,7 +118,7 @@ struct ResponseBodyStateMachine<Reader: Sendable>: Sendable {
     /// chunk that holds the writer (`.hold`): a writer that goes on at once,
     /// most chunks of a fast reader, makes none.
     ///
-    /// With `defersWake`, a waiting reader is not handed the chunk: it is
+    /// With `defersWake`, a waiting reader is not woken for the chunk: it is
     /// queued like any other (`.goOn` or `.hold`), and the reader waits on
     /// until ``wake()``. Without it, a reader that waits while chunks are
     /// queued (a writer that deferred before) is left for ``wake()`` too.

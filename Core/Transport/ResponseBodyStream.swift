@@ -81,7 +81,8 @@ final class ResponseBodyStream: Sendable {
 
     /// What became of a chunk offered to the stream.
     enum Offer: Equatable {
-        /// Taken (or handed to the waiting reader): the writer goes on now.
+        /// Taken (queued, with a waiting reader woken or left for
+        /// ``wake()``): the writer goes on now.
         case taken
         /// Taken past the read-ahead: the writer waits for its callback.
         case held
@@ -127,9 +128,9 @@ final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// Wakes a reader that waits while chunks are queued, with the oldest:
-    /// the writer's call after the chunks it offered with `defersWake`. Does
-    /// nothing when no reader waits or nothing is queued.
+    /// Wakes a reader that waits while chunks are queued, which then takes
+    /// them in order: the writer's call after the chunks it offered with
+    /// `defersWake`. Does nothing when no reader waits or nothing is queued.
     func wake() {
         state.withLock { $0.machine.wake() }?.yield()
     }

@@ -150,9 +150,10 @@ public struct ResponseExchange: Sendable {
     /// - Parameters:
     ///   - part: The bytes that arrived, as the client hands them over
     ///     (decoded, if it decodes).
-    ///   - wakesReader: Whether a reader that waits for the body is handed
-    ///     the part now; with `false`, it waits for ``wakeReader()`` or the
-    ///     exchange's end, which the client must then bring about.
+    ///   - wakesReader: Whether a reader that waits for the body is woken
+    ///     for the part now; with `false`, it sleeps on until
+    ///     ``wakeReader()`` or the exchange's end, which the client must then
+    ///     bring about.
     ///   - makeWaiter: As for ``ResponseBodyWriter/yield(_:wakesReader:waitingWith:)``:
     ///     called at most once, before this returns, under a lock.
     /// - Returns: `true` when the client may read on at once (a part of a
@@ -169,9 +170,10 @@ public struct ResponseExchange: Sendable {
         return streamed.offer(part, defersWake: !wakesReader, waitingWith: { makeWaiter() }) != .held
     }
 
-    /// Hands the streamed body's reader the oldest part given with
-    /// `wakesReader: false`, if it waits for one; does nothing otherwise
-    /// (no reader waits, nothing is queued, or the body is kept whole).
+    /// Wakes the streamed body's reader if it waits while parts given with
+    /// `wakesReader: false` are queued; it then reads them in order. Does
+    /// nothing otherwise (no reader waits, nothing is queued, or the body is
+    /// kept whole).
     public func wakeReader() {
         streamed?.wake()
     }
