@@ -52,6 +52,22 @@ import Testing
         }
     }
 
+    /// The count adds up eight-byte words in blocks of 255 (2,040 bytes):
+    /// a text with exactly one bracket more than the bound, its brackets on
+    /// both sides of a long run of spaces, is caught whichever block each
+    /// bracket falls in. One bracket missed by the count would let the text
+    /// through unread.
+    @Test(arguments: [2_020, 2_039, 2_040, 2_041, 2_047, 4_070, 4_079, 4_080, 4_088, 9_000])
+    func everyBracketCountsAcrossLongTexts(spaces: Int) {
+        for before in [0, 1, 4, 8] {
+            let opening = String(repeating: "[", count: before) + String(repeating: " ", count: spaces)
+                + String(repeating: "{", count: 9 - before)
+            let text = Data((opening + String(repeating: "}", count: 9 - before) + String(repeating: "]", count: before)).utf8)
+            #expect(JSONNesting.exceeds(8, in: text), "\(before) brackets before \(spaces) spaces")
+            #expect(!JSONNesting.exceeds(9, in: text), "\(before) brackets before \(spaces) spaces")
+        }
+    }
+
     /// The depth rule byte by byte, with no shortcut.
     static func plainScan(_ bytes: [UInt8], exceeds maximum: Int) -> Bool {
         var depth = 0
