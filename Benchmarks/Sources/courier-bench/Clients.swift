@@ -23,6 +23,33 @@ struct BenchTarget: TargetType {
     var headers: [String: String]? { nil }
 }
 
+/// The calls whose walks `Benchmarks/walk` counts besides the GET: the
+/// server-sent events at `/events`, and `/json` downloaded to `file`.
+enum WalkTarget: TargetType {
+    case events(URL)
+    case download(URL, to: URL)
+
+    var baseURL: URL {
+        switch self {
+        case .events(let url), .download(let url, _): url
+        }
+    }
+    var path: String {
+        switch self {
+        case .events: "/events"
+        case .download: "/json"
+        }
+    }
+    var method: HTTPMethod { .get }
+    var task: RequestTask {
+        switch self {
+        case .events: .requestPlain
+        case .download(_, let file): .downloadDestination(DownloadDestinations.file(file))
+        }
+    }
+    var headers: [String: String]? { nil }
+}
+
 /// A plugin that does nothing in any hook: the cost of the pipeline itself.
 struct NoopPlugin: Plugin {}
 
@@ -105,6 +132,28 @@ enum Clients {
         let target = BenchTarget(baseURL: baseURL)
         let mapper = DecodableMapper<Payload>()
         return { _ = try await provider.request(target, mapper: mapper) }
+    }
+
+    /// The walks of a streamed call and of a download (Benchmarks/walk): a
+    /// provider with the logging plugin at info, lines dropped, reading the
+    /// two server-sent events at `/events` of the nginx of
+    /// Benchmarks/nginx/run, or writing `/json` to a file.
+    static func courierLoggingWalk(on transport: any Transport, baseURL: URL, streams: Bool) -> BenchOperation {
+        var logger = Logger(label: "courier.bench") { _ in SoakBenchmark.NullLogHandler() }
+        logger.logLevel = .info
+        let provider = Provider<WalkTarget>(transport: transport, plugins: [LoggingPlugin(.init(logger: logger))])
+        if streams {
+            let target = WalkTarget.events(baseURL)
+            return {
+                for try await _ in try await provider.serverSentEvents(target) {}
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-walk-\(UUID().uuidString)")
+        let target = WalkTarget.download(baseURL, to: file)
+        return {
+            _ = try await provider.request(target)
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     /// The bare async API as ``bareAsyncHTTPClient(_:baseURL:)``, with the

@@ -76,7 +76,7 @@ func benchMain() async throws {
         exit(0)
     }
 
-    // --profile NAME courier|provider|logging-info|logging-debug|observe-noop|transport|bare|bare-url|bare-delegate[-pinned]|bare-session-delegate N [C] [--nginx]:
+    // --profile NAME courier|provider|logging-info|logging-debug|logging-events|logging-download|observe-noop|transport|bare|bare-url|bare-delegate[-pinned]|bare-session-delegate N [C] [--nginx]:
     // only N requests (C at a time, 1 unless given) of one side of the HTTP pair
     // whose name contains NAME ("transport": its transport called directly,
     // without the provider and the transfer stage), for a profiler such as
@@ -142,6 +142,16 @@ func benchMain() async throws {
         case "logging-info" where pair.name.contains("URLSession"), "logging-debug" where pair.name.contains("URLSession"),
              "observe-noop" where pair.name.contains("URLSession"):
             ClientSet.onURLSessionTransport { Clients.courierLogging(on: $0, baseURL: baseURL, level: loggingLevel(arguments[index + 2])) }()
+        // The walks of a streamed call of server-sent events and of a download,
+        // with the logging plugin (Benchmarks/walk).
+        case "logging-events" where pair.name.contains("URLSession"), "logging-download" where pair.name.contains("URLSession"):
+            ClientSet.onURLSessionTransport {
+                Clients.courierLoggingWalk(on: $0, baseURL: baseURL, streams: arguments[index + 2] == "logging-events")
+            }()
+        case "logging-events", "logging-download": ClientSet.onHTTPClient {
+            Clients.courierLoggingWalk(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL,
+                                       streams: arguments[index + 2] == "logging-events")
+        }()
         case "logging-info", "logging-debug", "observe-noop": ClientSet.onHTTPClient {
             Clients.courierLogging(on: AsyncHTTPClientTransport(client: $0), baseURL: baseURL, level: loggingLevel(arguments[index + 2]))
         }()
