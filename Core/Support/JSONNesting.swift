@@ -61,9 +61,8 @@ public enum JSONNesting {
     /// each zero lane is set without a carry crossing lanes. Each word adds
     /// those bits, moved down to the low bit of their lane, to eight
     /// one-byte counters, which are summed every 255 words, before any can
-    /// overflow: about one instruction a byte, where counting the bits of
-    /// each word took four on a processor without a population count
-    /// instruction (the baseline x86-64 that Swift compiles for).
+    /// overflow. Counting this way needs no population-count instruction,
+    /// which baseline x86-64, the target Swift compiles for, lacks.
     static func openers(in bytes: UnsafeRawBufferPointer) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let bit5 = 0x20 &* ones
