@@ -125,13 +125,18 @@ enum Clients {
     /// costs a request, the lines made but written nowhere.
     /// With `level` nil, ``ObservingNoopPlugin`` instead of the logging plugin.
     static func courierLogging(on transport: any Transport, baseURL: URL, level: Logger.Level?) -> BenchOperation {
-        var logger = Logger(label: "courier.bench") { _ in SoakBenchmark.NullLogHandler() }
-        logger.logLevel = level ?? .critical
-        let plugin: any Plugin = level == nil ? ObservingNoopPlugin() : LoggingPlugin(.init(logger: logger))
+        let plugin: any Plugin = level.map { LoggingPlugin(.init(logger: droppingLogger(at: $0))) } ?? ObservingNoopPlugin()
         let provider = Provider<BenchTarget>(transport: transport, plugins: [plugin])
         let target = BenchTarget(baseURL: baseURL)
         let mapper = DecodableMapper<Payload>()
         return { _ = try await provider.request(target, mapper: mapper) }
+    }
+
+    /// A logger at `level` whose lines are made and written nowhere.
+    private static func droppingLogger(at level: Logger.Level) -> Logger {
+        var logger = Logger(label: "courier.bench") { _ in SoakBenchmark.NullLogHandler() }
+        logger.logLevel = level
+        return logger
     }
 
     /// The walks of a streamed call and of a download (Benchmarks/walk): a
@@ -139,9 +144,8 @@ enum Clients {
     /// two server-sent events at `/events` of the nginx of
     /// Benchmarks/nginx/run, or writing `/json` to a file.
     static func courierLoggingWalk(on transport: any Transport, baseURL: URL, streams: Bool) -> BenchOperation {
-        var logger = Logger(label: "courier.bench") { _ in SoakBenchmark.NullLogHandler() }
-        logger.logLevel = .info
-        let provider = Provider<WalkTarget>(transport: transport, plugins: [LoggingPlugin(.init(logger: logger))])
+        let provider = Provider<WalkTarget>(transport: transport,
+                                            plugins: [LoggingPlugin(.init(logger: droppingLogger(at: .info)))])
         if streams {
             let target = WalkTarget.events(baseURL)
             return {
@@ -349,10 +353,8 @@ struct ClientSet: Sendable {
 
     /// The configuration of every bare session: the one
     /// `URLSessionTransport` gives its own session, which has no URL cache.
-    /// With `.default`'s cache, a bare client spent about 8% more CPU a
-    /// request at 32 concurrent than without it, at the same rate
-    /// (`--profile "pipeline URLSession" bare-session-delegate`, nine
-    /// rounds), which hid as much of the transport's own cost.
+    /// A cache's work on the bare side only would hide as much of the
+    /// transport's own cost (measured in Benchmarks/README.md).
     static var sessionConfiguration: URLSessionConfiguration { URLSessionTransport.defaultSessionConfiguration }
 
     /// A side on a new `URLSession`, configured as the transport configures its own.
