@@ -77,8 +77,20 @@ import Testing
             }
             try await transport.shutdown()
             #expect(status == 200)
-            let error = await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
-            #expect(error != nil)
+            // The client fails the call without telling its delegate; the
+            // transport hears of it from the client's task and fails the
+            // call at once, with the client's reason. Nothing else would end
+            // it: the transfer stage's time-out tells the client to cancel a
+            // task that has already ended, so a call that missed it would
+            // wait for ever (here, fail at the deadline).
+            let error = try await withDeadline(60, "the call after the shutdown") {
+                await failure(of: TestTarget(server.baseURL, path: "/status/200"), on: provider)
+            }
+            guard case .transport(let reason as HTTPClientError)? = error else {
+                Issue.record("expected the client's own failure, got \(String(describing: error))")
+                return
+            }
+            #expect(reason == .alreadyShutdown)
             #expect(server.hits("/status/200") == 1)
             await #expect(throws: (any Error).self) { try await transport.shutdown() }
         }

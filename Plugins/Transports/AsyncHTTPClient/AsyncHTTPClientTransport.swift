@@ -183,12 +183,20 @@ public final class AsyncHTTPClientTransport: Transport {
             }
             let (preference, slot) = loops.take()
             let exchange = Exchange(request: request, transport: self, loop: slot.map { (loops, $0) }, producer: producer)
-            let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
-            // One callback, since each one added from outside the task's event
-            // loop is a hop onto it (and one that holds only the exchange
-            // needs no allocation of its own).
-            task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
-            request.control.onAbort { task.cancel() }
+            // Started on the loop its delegate runs on, in one hop: the client
+            // then hands the request to a connection on that loop at once,
+            // and the callback for the task's end is added on the task's own
+            // loop. Added from outside it, that callback would be a second hop
+            // onto the loop, which wakes the loop whenever it sleeps.
+            let loop = slot.map { loops.loops[$0] } ?? client.eventLoopGroup.any()
+            let start: @Sendable () -> Void = { [client] in
+                let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
+                // One callback (one that holds only the exchange needs no
+                // allocation of its own).
+                task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
+                request.control.onAbort { task.cancel() }
+            }
+            if loop.inEventLoop { start() } else { loop.execute(start) }
             do {
                 return try await exchange.response()
             } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout && !request.control.isAborted {
