@@ -117,7 +117,9 @@ final class URLSessionExchange: Sendable {
         // its Content-Length no longer applies.
         let dropsLength = (300..<400).contains(head.statusCode)
         for (name, value) in head.allHeaderFields {
-            guard let name = name as? String, let value = value as? String else { continue }
+            // The key's base, not the key, is cast: casting an `AnyHashable`
+            // itself goes through its box first, for every field.
+            guard let name = name.base as? String, let value = value as? String else { continue }
             if dropsLength, name.lowercased() == "content-length" { continue }
             pairs.append((name: name, value: value))
         }
