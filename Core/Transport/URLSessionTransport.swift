@@ -92,6 +92,10 @@ public final class URLSessionTransport: Transport {
     /// within the limits as bytes arrive and needs no such choice.
     public let decodesCompressedResponses: Bool
 
+    /// Whether the session's own header fields ask for `identity`, so that a
+    /// request naming no `Accept-Encoding` needs no field of its own.
+    private let sessionAsksForIdentity: Bool
+
     /// The configuration a transport gets when it is given none:
     /// `URLSessionConfiguration.default` without Foundation's URL cache.
     ///
@@ -107,7 +111,9 @@ public final class URLSessionTransport: Transport {
     }
 
     /// The configuration of the transport's `URLSession` (a copy: changing it
-    /// changes nothing).
+    /// changes nothing): the one it was given, on Linux with
+    /// `Accept-Encoding: identity` among its additional header fields unless
+    /// ``decodesCompressedResponses``.
     public var sessionConfiguration: URLSessionConfiguration { session.configuration }
 
     /// Creates a transport with its own `URLSession`.
@@ -134,7 +140,31 @@ public final class URLSessionTransport: Transport {
         self.maximumUnreadBytes = max(maximumUnreadBytes, 1)
         self.decodesCompressedResponses = decodesCompressedResponses
         self.delegate = delegate
-        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
+        let (configuration, asksForIdentity) = Self.asking(forIdentity: !decodesCompressedResponses, sessionConfiguration)
+        self.sessionAsksForIdentity = asksForIdentity
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
+    }
+
+    /// A copy of `configuration` whose requests ask for `identity` unless
+    /// they name an encoding, when `identity` is what this transport takes:
+    /// the session adds the field where it writes the head, so a request
+    /// that names none is sent as it is, not copied to carry it. An
+    /// `Accept-Encoding` among the configuration's own fields gives way.
+    /// Only with FoundationNetworking, where the session's fields were seen
+    /// to reach the wire; elsewhere, and when no copy can be made, each
+    /// request carries the field itself.
+    private static func asking(forIdentity: Bool, _ configuration: URLSessionConfiguration) -> (URLSessionConfiguration, Bool) {
+        #if canImport(FoundationNetworking)
+        guard forIdentity, let copy = configuration.copy() as? URLSessionConfiguration else { return (configuration, false) }
+        var fields = (copy.httpAdditionalHeaders ?? [:]).filter { name, _ in
+            !((name.base as? String).map { HeaderFields.equalIgnoringASCIICase($0, "Accept-Encoding") } ?? false)
+        }
+        fields["Accept-Encoding"] = "identity"
+        copy.httpAdditionalHeaders = fields
+        return (copy, true)
+        #else
+        return (configuration, false)
+        #endif
     }
 
     deinit {
@@ -184,7 +214,11 @@ public final class URLSessionTransport: Transport {
         }
         let asked = urlRequest.value(forHTTPHeaderField: "Accept-Encoding")
         if !decodesCompressedResponses {
-            if asked != "identity" { urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding") }
+            // One that names none asks for the session's `identity`, where the
+            // session's own fields carry it.
+            if asked.map({ $0 != "identity" }) ?? !sessionAsksForIdentity {
+                urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            }
         } else if asked == nil {
             urlRequest.setValue(request.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
         }

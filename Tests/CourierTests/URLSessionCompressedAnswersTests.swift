@@ -24,6 +24,32 @@ import Testing
         }
     }
 
+    /// A configuration that asks for an encoding of its own asks for
+    /// `identity` instead, since the session would decode what it asked for
+    /// before any limit counts it; its other fields reach the wire as given.
+    @Test func aConfigurationsOwnEncodingGivesWay() async throws {
+        try await withServer { server in
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpAdditionalHeaders = ["accept-encoding": "br", "X-Team": "couriers"]
+            let transport = URLSessionTransport(sessionConfiguration: configuration)
+            let provider = Provider<TestTarget>(transport: transport)
+            _ = try await provider.request(TestTarget(server.baseURL, path: "/status/200"))
+            let sent = server.requests(to: "/status/200")
+            #expect(sent.map { $0.header("Accept-Encoding") } == ["identity"])
+            #expect(sent.map { $0.header("X-Team") } == ["couriers"])
+            #if canImport(FoundationNetworking)
+            // There the session's own fields carry `identity`: one field of
+            // that name, whatever its spelling, since with two, which reaches
+            // the wire would depend on the dictionary's order.
+            let named = (transport.sessionConfiguration.httpAdditionalHeaders ?? [:]).filter { key, _ in
+                (key.base as? String)?.lowercased() == "accept-encoding"
+            }
+            #expect(named.map { $0.value as? String } == ["identity"])
+            #endif
+            #expect(configuration.httpAdditionalHeaders?["accept-encoding"] as? String == "br", "the caller's configuration is not changed")
+        }
+    }
+
     enum Call: String, CaseIterable, Sendable { case request, stream, download }
 
     /// The server compresses anyway, and its body never ends: only a refusal
