@@ -96,6 +96,33 @@ import Testing
         }
     }
 
+    /// A client whose event loops were shut down under it drops the
+    /// request's start unrun (SwiftNIO logs that it cannot schedule it), so
+    /// neither the client nor its task ever tells the transport anything:
+    /// the target's time-out still ends the call, and as a time-out.
+    @Test func aCallOnLoopsShutDownUnderItsClientEndsAtItsTimeout() async throws {
+        try await withServer { server in
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            var configuration = HTTPClient.Configuration()
+            configuration.redirectConfiguration = .disallow
+            let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+            // Such a client can be neither shut down (that is scheduled onto
+            // its loops too) nor released (its deinit stops a debug build
+            // when it was not shut down): it is kept for the process's life.
+            DeadLoopClients.kept.withLock { $0.append(client) }
+            try await group.shutdownGracefully()
+            let provider = Provider<TestTarget>(transport: AsyncHTTPClientTransport(client: client))
+            let error = try await withDeadline(60, "the call on loops shut down") {
+                await failure(of: TestTarget(server.baseURL, path: "/status/200", timeout: 1), on: provider)
+            }
+            guard case .timedOut? = error else {
+                Issue.record("expected the target's time-out, got \(String(describing: error))")
+                return
+            }
+            #expect(server.hits("/status/200") == 0)
+        }
+    }
+
     /// A transport released without `shutdown()` shuts the client it made
     /// down itself. Without that, AsyncHTTPClient stops this debug build when
     /// the client goes (its check for a client released while running), and a
@@ -304,4 +331,10 @@ extension Result where Failure == any Error {
             self = .failure(error)
         }
     }
+}
+
+/// Clients whose loops a test shut down under them (see
+/// `aCallOnLoopsShutDownUnderItsClientEndsAtItsTimeout`).
+private enum DeadLoopClients {
+    static let kept = Mutex<[HTTPClient]>([])
 }

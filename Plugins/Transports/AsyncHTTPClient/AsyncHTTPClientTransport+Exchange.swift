@@ -36,6 +36,10 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         /// Whether the streamed body's reader is to be woken at the end of
         /// this turn of the event loop (see ``handOn(_:on:)``).
         var wakeScheduled = false
+        /// The client's task, once the request has started.
+        var task: HTTPClient.Task<Void>?
+        /// Whether the transfer was told to stop.
+        var aborted = false
     }
 
     private let request: TransportRequest
@@ -67,6 +71,29 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         self.loop = loop
         self.producer = producer
         self.exchange = ResponseExchange(for: request)
+    }
+
+    /// The request started as the client's `task`: cancelled at once if the
+    /// transfer was told to stop before it started.
+    func started(_ task: HTTPClient.Task<Void>) {
+        let aborted = state.withLock { state in
+            state.task = task
+            return state.aborted
+        }
+        if aborted { task.cancel() }
+    }
+
+    /// The transfer was told to stop: the client's task is cancelled, and
+    /// the client ends the exchange. Told before the request started, the
+    /// exchange ends here, since the start may never run: an event loop
+    /// already shut down drops what is scheduled onto it, and nothing else
+    /// would end the call.
+    func abort() {
+        let task = state.withLock { state in
+            state.aborted = true
+            return state.task
+        }
+        if let task { task.cancel() } else { end(failure: HTTPClientError.cancelled) }
     }
 
     /// The client's task ended, however it ended: a client that was shut

@@ -189,12 +189,17 @@ public final class AsyncHTTPClientTransport: Transport {
             // loop. Added from outside it, that callback would be a second hop
             // onto the loop, which wakes the loop whenever it sleeps.
             let loop = slot.map { loops.loops[$0] } ?? client.eventLoopGroup.any()
+            // Heard before the start is scheduled: a loop shut down under its
+            // client drops the start, and only the abort ends the call then.
+            // Weakly: the control outlives the call, and the exchange holds
+            // the transport, which a released provider must let go of.
+            request.control.onAbort { [weak exchange] in exchange?.abort() }
             let start: @Sendable () -> Void = { [client] in
                 let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
                 // One callback (one that holds only the exchange needs no
                 // allocation of its own).
                 task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
-                request.control.onAbort { task.cancel() }
+                exchange.started(task)
             }
             if loop.inEventLoop { start() } else { loop.execute(start) }
             do {
