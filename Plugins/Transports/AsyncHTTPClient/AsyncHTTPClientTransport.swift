@@ -191,8 +191,9 @@ public final class AsyncHTTPClientTransport: Transport {
             let loop = slot.map { loops.loops[$0] } ?? client.eventLoopGroup.any()
             // Heard before the start is scheduled: a loop shut down under its
             // client drops the start, and only the abort ends the call then.
-            // Weakly: the control outlives the call, and the exchange holds
-            // the transport, which a released provider must let go of.
+            // Weakly: the exchange holds the request and so its control, and
+            // a control that held the exchange would never be freed, nor the
+            // transport the exchange holds.
             request.control.onAbort { [weak exchange] in exchange?.abort() }
             let start: @Sendable () -> Void = { [client] in
                 let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
