@@ -138,7 +138,7 @@ private struct FileChunks: ChunkSource {
 /// The task that reads a streamed request body, started when AsyncHTTPClient
 /// asks for the body and cancelled when the request ends.
 final class BodyProducer: Sendable {
-    private let state = Locked(BodyProducerStateMachine<Task<Void, Never>>())
+    private let state = Locked(StartStateMachine<Void, Task<Void, Never>>(waiting: ()))
 
     init() {}
 
@@ -150,48 +150,6 @@ final class BodyProducer: Sendable {
 
     /// Cancels the reading, now or as soon as it starts.
     func cancel() {
-        state.withLock { $0.cancel() }?.cancel()
+        if case .cancel(let task) = state.withLock({ $0.stop() }) { task.cancel() }
     }
 }
-
-/// A streamed request body's reader: not started, reading, or cancelled
-/// (before or after it started). `Handle` cancels the reading (a task);
-/// tests use plain values.
-struct BodyProducerStateMachine<Handle> {
-    enum Phase {
-        case waiting
-        case reading(Handle)
-        case cancelled
-    }
-
-    private(set) var phase = Phase.waiting
-
-    enum StartedAction {
-        case none
-        /// The request ended before the reading started: cancel it.
-        case cancel(Handle)
-    }
-
-    /// The reading started as `handle`.
-    mutating func started(_ handle: Handle) -> StartedAction {
-        switch phase {
-        case .waiting:
-            phase = .reading(handle)
-            return .none
-        case .reading, .cancelled:
-            // Only one reading is ever started; a second is refused the
-            // same way as one that comes too late.
-            return .cancel(handle)
-        }
-    }
-
-    /// The request ended: the reading to cancel, if it started.
-    mutating func cancel() -> Handle? {
-        defer { phase = .cancelled }
-        if case .reading(let handle) = phase { return handle }
-        return nil
-    }
-}
-
-extension BodyProducerStateMachine: Sendable where Handle: Sendable {}
-extension BodyProducerStateMachine.Phase: Sendable where Handle: Sendable {}

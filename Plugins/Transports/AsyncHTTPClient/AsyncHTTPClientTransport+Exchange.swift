@@ -36,10 +36,6 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         /// Whether the streamed body's reader is to be woken at the end of
         /// this turn of the event loop (see ``handOn(_:on:)``).
         var wakeScheduled = false
-        /// The client's task, once the request has started.
-        var task: HTTPClient.Task<Void>?
-        /// Whether the transfer was told to stop.
-        var aborted = false
     }
 
     private let request: TransportRequest
@@ -73,27 +69,12 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
         self.exchange = ResponseExchange(for: request)
     }
 
-    /// The request started as the client's `task`: cancelled at once if the
-    /// transfer was told to stop before it started.
-    func started(_ task: HTTPClient.Task<Void>) {
-        let aborted = state.withLock { state in
-            state.task = task
-            return state.aborted
-        }
-        if aborted { task.cancel() }
-    }
-
-    /// The transfer was told to stop: the client's task is cancelled, and
-    /// the client ends the exchange. Told before the request started, the
-    /// exchange ends here, since the start may never run: an event loop
+    /// The transfer was told to stop before the request started: the
+    /// exchange ends here, since the start may never run (an event loop
     /// already shut down drops what is scheduled onto it, and nothing else
-    /// would end the call.
-    func abort() {
-        let task = state.withLock { state in
-            state.aborted = true
-            return state.task
-        }
-        if let task { task.cancel() } else { end(failure: HTTPClientError.cancelled) }
+    /// would end the call).
+    func stoppedBeforeItStarted() {
+        end(failure: HTTPClientError.cancelled)
     }
 
     /// The client's task ended, however it ended: a client that was shut
@@ -365,5 +346,36 @@ final class Exchange: HTTPClientResponseDelegate, Sendable {
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         let (received, decoder) = state.withLock { ($0.received, $0.decoder) }
         end(failure: finish(decoder, received: received))
+    }
+}
+
+/// A request's start on its event loop, and what stops it: the transfer's
+/// abort handler holds this, not the exchange. It holds the exchange only
+/// until the client's task exists, then only the task, so the control the
+/// exchange holds (through its request) and the handler the control keeps
+/// for the call's life form no cycle once the request has started, and none
+/// after a stop.
+struct RequestStart: Sendable {
+    private let state: Locked<StartStateMachine<Exchange, HTTPClient.Task<Void>>>
+
+    init(_ exchange: Exchange) {
+        state = Locked(StartStateMachine(waiting: exchange))
+    }
+
+    /// The request started as the client's `task`: cancelled at once if the
+    /// transfer was told to stop before it started.
+    func started(_ task: HTTPClient.Task<Void>) {
+        if case .cancel(let task) = state.withLock({ $0.started(task) }) { task.cancel() }
+    }
+
+    /// The transfer was told to stop: the client's task is cancelled, and
+    /// the client ends the exchange; before the request started, the
+    /// exchange ends here.
+    func stop() {
+        switch state.withLock({ $0.stop() }) {
+        case .none: break
+        case .end(let exchange): exchange.stoppedBeforeItStarted()
+        case .cancel(let task): task.cancel()
+        }
     }
 }

@@ -191,18 +191,18 @@ public final class AsyncHTTPClientTransport: Transport {
             let loop = slot.map { loops.loops[$0] } ?? client.eventLoopGroup.any()
             // Heard before the start is scheduled: a loop shut down under its
             // client drops the start, and only the abort ends the call then.
-            // Weakly: the exchange holds the request and so its control, and
-            // a control that held the exchange would never be freed, nor the
-            // transport the exchange holds.
-            request.control.onAbort { [weak exchange] in exchange?.abort() }
-            let start: @Sendable () -> Void = { [client] in
+            // Through the start, which lets the exchange go once the task
+            // exists (see RequestStart).
+            let start = RequestStart(exchange)
+            request.control.onAbort { start.stop() }
+            let run: @Sendable () -> Void = { [client] in
                 let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
                 // One callback (one that holds only the exchange needs no
                 // allocation of its own).
                 task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
-                exchange.started(task)
+                start.started(task)
             }
-            if loop.inEventLoop { start() } else { loop.execute(start) }
+            if loop.inEventLoop { run() } else { loop.execute(run) }
             do {
                 return try await exchange.response()
             } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout && !request.control.isAborted {
