@@ -58,8 +58,12 @@ struct HeaderFieldList: Sendable, Equatable {
         case .dictionary(let fields):
             return HeaderFields.value(name, in: fields)
         case .pairs(let pairs):
+            // By index: each name is compared where it lies, not copied out
+            // with its value first (a response head of eight fields would
+            // otherwise pay sixteen retains and releases for one lookup).
             var joined: String?
-            for (field, value) in pairs where HeaderFields.equalIgnoringASCIICase(field, name) {
+            for index in pairs.indices where HeaderFields.equalIgnoringASCIICase(pairs[index].name, name) {
+                let value = pairs[index].value
                 joined = joined.map { "\($0), \(value)" } ?? value
             }
             return joined

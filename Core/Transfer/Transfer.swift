@@ -50,7 +50,8 @@ struct Transfer: Sendable {
         let (first, temporaryBody) = try OutgoingRequest.make(request, uploadFile: inputs.uploadFile, bodyStream: inputs.bodyStream)
         defer { if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) } }
 
-        let idleTimeout = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.timeout
+        let requestTimeout = request.timeoutInterval
+        let idleTimeout = requestTimeout > 0 ? requestTimeout : configuration.timeout
         let deadline = (inputs.deadline ?? configuration.deadline).map { seconds in
             (at: DispatchTime.now().uptimeNanoseconds &+ Watchdog.nanoseconds(seconds), seconds: seconds)
         }
@@ -242,22 +243,25 @@ struct Transfer: Sendable {
     /// A `Content-Length` value: 1 to 18 digits between optional spaces and
     /// tabs, read in one pass over the bytes (this runs for every response).
     static func contentLength(_ value: String) -> Int64? {
-        var length: Int64 = 0
-        var digits = 0
-        var afterDigits = false
-        for byte in value.utf8 {
-            switch byte {
-            case 0x20, 0x09:
-                afterDigits = digits > 0
-            case 0x30...0x39:
-                guard !afterDigits, digits < 18 else { return nil }
-                length = length * 10 + Int64(byte - 0x30)
-                digits += 1
-            default:
-                return nil
+        var value = value
+        return value.withUTF8 { bytes in
+            var length: Int64 = 0
+            var digits = 0
+            var afterDigits = false
+            for byte in bytes {
+                switch byte {
+                case 0x20, 0x09:
+                    afterDigits = digits > 0
+                case 0x30...0x39:
+                    guard !afterDigits, digits < 18 else { return nil }
+                    length = length * 10 + Int64(byte - 0x30)
+                    digits += 1
+                default:
+                    return nil
+                }
             }
+            return digits > 0 ? length : nil
         }
-        return digits > 0 ? length : nil
     }
 
     /// The header fields handed on: for a body the client decoded, without
