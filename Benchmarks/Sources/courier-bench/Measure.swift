@@ -115,6 +115,36 @@ func allocations(_ body: () throws -> Void) rethrows -> Double {
     return Double(courier_bench_allocation_count() - before)
 }
 
+/// What the second half of a `--profile` run allocated and kept: a side
+/// whose heap grows with every request shows here, where its peak memory
+/// alone would need two runs of different lengths to tell.
+struct ProfileMemory: CustomStringConvertible {
+    var requests: Int
+    /// Calls of malloc and its kin while those requests ran.
+    var allocations: UInt64
+    /// Bytes in use on the heap before and after those requests.
+    var heapBefore: UInt64
+    var heapAfter: UInt64
+    /// The process's peak resident memory (VmHWM).
+    var peakKilobytes: Int
+
+    /// What `body`, which makes `requests` requests, allocates and keeps.
+    static func measuring(requests: Int, _ body: () async throws -> Void) async rethrows -> ProfileMemory {
+        let heapBefore = courier_bench_heap_in_use()
+        let allocationsBefore = courier_bench_allocation_count()
+        try await body()
+        return ProfileMemory(requests: requests, allocations: courier_bench_allocation_count() - allocationsBefore,
+                             heapBefore: heapBefore, heapAfter: courier_bench_heap_in_use(), peakKilobytes: peakResidentKilobytes())
+    }
+
+    var description: String {
+        let requests = Double(max(requests, 1))
+        let grown = Double(Int64(bitPattern: heapAfter &- heapBefore))
+        return String(format: "second half, %d requests: %.1f allocations a request; heap in use %+.0f bytes (%+.1f a request); peak resident %.1f MB",
+                      self.requests, Double(allocations) / requests, grown, grown / requests, Double(peakKilobytes) / 1024)
+    }
+}
+
 /// A child process of the benchmark that failed, with what it printed.
 struct ChildFailure: Error, CustomStringConvertible {
     var side: String

@@ -81,7 +81,10 @@ func benchMain() async throws {
     // whose name contains NAME ("transport": its transport called directly,
     // without the provider and the transfer stage), for a profiler such as
     // `perf record -g`; with --nginx against the nginx of Benchmarks/nginx/run
-    // instead of the in-process server.
+    // instead of the in-process server. It ends by printing, to stderr, the
+    // allocations a request of the run's second half made, how much the heap
+    // in use grew over that half, and the peak resident memory: a side that
+    // keeps something per request shows there in one run.
     if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
        let count = Int(arguments[index + 3]) {
         let server = try await BenchServer.start()
@@ -170,14 +173,21 @@ func benchMain() async throws {
             exit(0)
         }
         log("profiling \(pair.name), \(arguments[index + 2]), \(count) requests, \(concurrency) at a time")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                group.addTask {
-                    for _ in stride(from: worker, to: count, by: concurrency) { try await operation() }
+        // In two halves, so the second shows what a request leaves behind
+        // once the first has warmed the pools and caches up.
+        func run(_ requests: Int) async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<concurrency {
+                    group.addTask {
+                        for _ in stride(from: worker, to: requests, by: concurrency) { try await operation() }
+                    }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
         }
+        let firstHalf = count / 2
+        try await run(firstHalf)
+        log(try await ProfileMemory.measuring(requests: count - firstHalf) { try await run(count - firstHalf) }.description)
         // With COURIER_BENCH_ALLOCATION_TRACE=DIR, one more request, every
         // allocation in the process (server and event loops too) traced.
         if let directory = ProcessInfo.processInfo.environment["COURIER_BENCH_ALLOCATION_TRACE"] {
