@@ -49,6 +49,9 @@ final class InflightRegistry: Sendable {
     private let machine = Locked(Machine())
     private let nextWaiter = Locked<UInt64>(0)
 
+    // Not inlined: a path a plain call does not take (see the note on
+    // frames in Provider+Pipeline.swift).
+    @inline(never)
     func run(_ key: Key, operation: @escaping @Sendable () async throws(NetworkError) -> Response) async throws(NetworkError) -> Response {
         do {
             return try await join(key, operation: operation)

@@ -12,6 +12,12 @@ import FoundationNetworking
 // itself nonisolated and so never the caller's actor, instead of each
 // switching to the global executor on entry (half of a stub request's task
 // switches).
+//
+// The paths a plain call does not take (a delayed stub, coalescing, a
+// download, a redirect's body, spooling an upload) are `@inline(never)`: an
+// async function's frame is allocated when it is called and kept until it
+// returns, so a rare path inlined into a step would enlarge the frame every
+// call holds while it waits on the network.
 
 extension Provider {
     /// Runs the pipeline for `target`; with `streaming`, the transfer stage
@@ -189,13 +195,23 @@ extension Provider {
         case .immediate:
             return try stubResponse(sample(), for: request)
         case .delayed(let seconds):
-            do {
-                try await Task.sleep(nanoseconds: Watchdog.nanoseconds(seconds))
-            } catch {
-                throw .cancelled
-            }
-            return try stubResponse(sample(), for: request)
+            return try await stubResponse(sample, for: request, after: seconds)
         }
+    }
+
+    // Not inlined: a path a plain call does not take (see the note on frames
+    // at the top of this file).
+    /// The sample response after `seconds`.
+    @inline(never)
+    nonisolated(nonsending) private func stubResponse(
+        _ sample: Endpoint.SampleResponseClosure, for request: URLRequest, after seconds: TimeInterval
+    ) async throws(NetworkError) -> Response {
+        do {
+            try await Task.sleep(nanoseconds: Watchdog.nanoseconds(seconds))
+        } catch {
+            throw .cancelled
+        }
+        return try stubResponse(sample(), for: request)
     }
 
     private func stubResponse(_ sample: EndpointSampleResponse, for request: URLRequest) throws(NetworkError) -> Response {

@@ -25,9 +25,12 @@ enum UploadBody {
         return nil
     }
 
+    // Not inlined: a path a plain call does not take (see the note on
+    // frames in Provider+Pipeline.swift).
     /// Reads a stream whole for a transport that cannot send one as it is
     /// made: into `request.httpBody` (where plugins see it) up to 4 MiB,
     /// otherwise into a temporary file sent with its `Content-Length`.
+    @inline(never)
     func spooled(request: inout URLRequest) async throws(NetworkError) -> UploadBody {
         guard case .stream(let body) = self else { return self }
         switch try await body.spool(memoryLimit: OutgoingRequest.streamMemoryLimit) {

@@ -150,6 +150,9 @@ struct Transfer: Sendable {
         }
     }
 
+    // Not inlined: a path a plain call does not take (see the note on
+    // frames in Provider+Pipeline.swift).
+    @inline(never)
     nonisolated(nonsending) private func download(
         _ head: TransportResponse,
         for request: OutgoingRequest,
@@ -215,8 +218,11 @@ struct Transfer: Sendable {
         progress(TransferProgress(direction: .download, completedBytes: received, totalBytes: total))
     }
 
+    // Not inlined: a path a plain call does not take (see the note on
+    // frames in Provider+Pipeline.swift).
     /// Reads and drops a redirect's body, up to 1 MiB; a longer one ends the
     /// transfer instead.
+    @inline(never)
     nonisolated(nonsending) private func discard(_ body: ResponseBody, control: TransferControl) async {
         guard case .stream = body.storage else { return }
         var reader = BodyReader(body, control: control, limit: nil, announced: nil)

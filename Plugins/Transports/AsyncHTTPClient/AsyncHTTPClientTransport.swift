@@ -155,6 +155,35 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     public func send(_ request: TransportRequest) async throws(NetworkError) -> TransportResponse {
+        // AsyncHTTPClient fails a request that waited longer than its connect
+        // time-out for a pooled connection although nothing was sent; such a
+        // request goes back into the queue, so only the transfer stage's
+        // time-out ends the wait, as with URLSession.
+        while true {
+            // Each attempt is built and started in a function of its own,
+            // which returns only its exchange: what it builds (the client's
+            // request, its header fields and TLS configuration) then takes
+            // no room in this function's frame, which the call keeps for as
+            // long as it waits.
+            let exchange = try start(request)
+            do {
+                return try await exchange.response()
+            } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout && !request.control.isAborted {
+                continue
+            } catch {
+                if let refused = Self.refusedCertificate(error) {
+                    throw await trustFailure(refused, url: request.url, control: request.control)
+                }
+                // A body stream's reader fails the request with its own error.
+                if let error = error as? NetworkError { throw error }
+                throw NetworkError(transportError: Self.foundationError(for: error))
+            }
+        }
+    }
+
+    /// Builds one attempt of `request` and starts it on its event loop.
+    @inline(never)
+    private func start(_ request: TransportRequest) throws(NetworkError) -> Exchange {
         if clientFollowsRedirects { throw .transport(ClientFollowsRedirects()) }
         if clientDecompresses { throw .transport(ClientDecompresses()) }
         let tlsConfiguration = try tls.configuration(for: request.url)
@@ -165,57 +194,40 @@ public final class AsyncHTTPClientTransport: Transport {
         if !headers.contains(name: "Accept-Encoding") {
             headers.add(name: "Accept-Encoding", value: request.acceptEncoding)
         }
-        // AsyncHTTPClient fails a request that waited longer than its connect
-        // time-out for a pooled connection although nothing was sent; such a
-        // request goes back into the queue, so only the transfer stage's
-        // time-out ends the wait, as with URLSession.
-        while true {
-            // Each attempt has a body of its own: the end of an attempt ends
-            // the reading of a streamed body, which for an attempt that timed
-            // out in the queue never began.
-            let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup, joinLimit: configuration.uploadJoinLimit)
-            let outgoing: HTTPClient.Request
-            do {
-                outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
-                                                  headers: headers, body: body, tlsConfiguration: tlsConfiguration)
-            } catch {
-                throw NetworkError(transportError: Self.foundationError(for: error))
-            }
-            let (preference, slot) = loops.take()
-            let exchange = Exchange(request: request, transport: self, loop: slot.map { (loops, $0) }, producer: producer)
-            // Started on the loop its delegate runs on, in one hop: the client
-            // then hands the request to a connection on that loop at once,
-            // and the callback for the task's end is added on the task's own
-            // loop. Added from outside it, that callback would be a second hop
-            // onto the loop, which wakes the loop whenever it sleeps.
-            let loop = slot.map { loops.loops[$0] } ?? client.eventLoopGroup.any()
-            // Heard before the start is scheduled: a loop shut down under its
-            // client drops the start, and only the abort ends the call then.
-            // Through the start, which lets the exchange go once the task
-            // exists (see RequestStart).
-            let start = RequestStart(exchange)
-            request.control.onAbort { start.stop() }
-            let run: @Sendable () -> Void = { [client] in
-                let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
-                // One callback (one that holds only the exchange needs no
-                // allocation of its own).
-                task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
-                start.started(task)
-            }
-            if loop.inEventLoop { run() } else { loop.execute(run) }
-            do {
-                return try await exchange.response()
-            } catch let error as HTTPClientError where error == .getConnectionFromPoolTimeout && !request.control.isAborted {
-                continue
-            } catch {
-                if let refused = Self.refusedCertificate(error) {
-                    throw await trustFailure(refused, url: request.url, configuration: tlsConfiguration, control: request.control)
-                }
-                // A body stream's reader fails the request with its own error.
-                if let error = error as? NetworkError { throw error }
-                throw NetworkError(transportError: Self.foundationError(for: error))
-            }
+        // Each attempt has a body of its own: the end of an attempt ends the
+        // reading of a streamed body, which for an attempt that timed out in
+        // the queue never began.
+        let (body, producer) = RequestBodies.make(for: request, on: client.eventLoopGroup, joinLimit: configuration.uploadJoinLimit)
+        let outgoing: HTTPClient.Request
+        do {
+            outgoing = try HTTPClient.Request(url: request.url, method: NIOHTTP1.HTTPMethod(rawValue: request.method),
+                                              headers: headers, body: body, tlsConfiguration: tlsConfiguration)
+        } catch {
+            throw NetworkError(transportError: Self.foundationError(for: error))
         }
+        let (preference, slot) = loops.take()
+        let exchange = Exchange(request: request, transport: self, loop: slot.map { (loops, $0) }, producer: producer)
+        // Started on the loop its delegate runs on, in one hop: the client
+        // then hands the request to a connection on that loop at once, and
+        // the callback for the task's end is added on the task's own loop.
+        // Added from outside it, that callback would be a second hop onto
+        // the loop, which wakes the loop whenever it sleeps.
+        let loop = slot.map { loops.loops[$0] } ?? client.eventLoopGroup.any()
+        // Heard before the start is scheduled: a loop shut down under its
+        // client drops the start, and only the abort ends the call then.
+        // Through the start, which lets the exchange go once the task exists
+        // (see RequestStart).
+        let start = RequestStart(exchange)
+        request.control.onAbort { start.stop() }
+        let run: @Sendable () -> Void = { [client] in
+            let task = client.execute(request: outgoing, delegate: exchange, eventLoop: preference)
+            // One callback (one that holds only the exchange needs no
+            // allocation of its own).
+            task.futureResult.whenComplete { [exchange] result in exchange.taskEnded(result) }
+            start.started(task)
+        }
+        if loop.inEventLoop { run() } else { loop.execute(run) }
+        return exchange
     }
 
     /// `true`: a `RequestBodyStream` is sent as its sequence yields it.
@@ -246,9 +258,13 @@ extension AsyncHTTPClientTransport {
     /// for a verification failure, ``TrustDiagnosis`` asks the server once more.
     /// The diagnosis connects on its own, so not for a client that goes
     /// through a proxy; it stops when the call does (`control` aborted: a
-    /// cancelled task, the deadline).
-    private func trustFailure(_ refused: RefusedCertificate, url: URL, configuration: TLSConfiguration?,
-                              control: TransferControl) async -> NetworkError {
+    /// cancelled task, the deadline). Not inlined into ``send(_:)``: its
+    /// frame would be part of the frame every call keeps while it waits.
+    @inline(never)
+    private func trustFailure(_ refused: RefusedCertificate, url: URL, control: TransferControl) async -> NetworkError {
+        // The configuration the attempt was started with: the transport's
+        // trust settings do not change, and the start did not throw.
+        let configuration = (try? tls.configuration(for: url)) ?? nil
         let host = url.host ?? ""
         if refused == .hostName {
             return .serverTrustFailed(ServerTrustFailure(host: host, reason: .hostMismatch))
